@@ -1,0 +1,566 @@
+package dev.tickwheel.timer;
+
+import com.google.common.base.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.jctools.queues.MpscUnboundedXaddArrayQueue;
+
+/**
+ * A hashed timing wheel with one worker thread, exact deadlines and no idle ticking.
+ *
+ * <p>Thread-safe: {@link #schedule}, {@link #accept}, {@link TimerFuture#cancel()} and {@link #stop()} may be called
+ * from any thread. Only the worker thread touches the buckets (single writer): producers hand new timeouts over
+ * through a lock-free MPSC queue, cancellations through a second one, and the worker links and unlinks nodes.
+ *
+ * <h2>How the worker waits</h2>
+ *
+ * Each pass reads the ticker once ({@code now}), drains cancellations, drains up to {@code maxTransfersPerPass} new
+ * timeouts (one already due is expired in this pass, never a revolution later), retries deferred timeouts and expires
+ * every bucket that holds a deadline at or before {@code now}. It then parks until the earliest pending deadline
+ * ({@link TimingWheel#nextDeadline()}), not until the next tick: a timer fires at its deadline plus the park's
+ * wake-up latency, and a wheel whose next deadline is an hour away sleeps for an hour.
+ *
+ * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks the hand-off queue.
+ * A producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier.
+ * Both sides write then read volatile state in opposite order (the queue's producer index is written by an atomic
+ * add), so at least one of them sees the other: a sooner timeout is never stranded behind a long park, and most
+ * schedule calls do not pay for an unpark.
+ *
+ * <h2>Expiry</h2>
+ *
+ * A due timeout goes to the executor if one is configured, to the expiry handler if one is configured (the staging
+ * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker never blocks on
+ * the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
+ *
+ * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
+ * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
+ * retry. A node's memory is released within one worker pass after its cancellation.
+ */
+public final class HashedWheelTimer implements Timer {
+
+    /** Default bucket width. */
+    public static final long DEFAULT_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Default number of buckets. */
+    public static final int DEFAULT_TICKS_PER_WHEEL = 4096;
+    /** Default bound on hand-offs moved into the wheel per worker pass (Netty's figure). */
+    public static final int DEFAULT_MAX_TRANSFERS_PER_PASS = 100_000;
+    /** Largest number of buckets. */
+    public static final int MAX_TICKS_PER_WHEEL = 1 << 30;
+
+    private static final int INIT = 0;
+    private static final int STARTED = 1;
+    private static final int STOPPED = 2;
+    /** {@link #wakeAtNanos} while the worker is running a pass: producers need not unpark it. */
+    private static final long AWAKE = Long.MIN_VALUE;
+
+    private static final VarHandle WAKE_AT;
+
+    static {
+        try {
+            WAKE_AT = MethodHandles.lookup().findVarHandle(HashedWheelTimer.class, "wakeAtNanos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Ticker ticker;
+    private final WorkerParker parker;
+    private final long tickNanos;
+    private final long originNanos;
+    private final long expiryLeadNanos;
+    private final int maxTransfersPerPass;
+    private final Executor executor;
+    private final Consumer<WheelTimeout> expiryHandler;
+    private final BiConsumer<TimerFuture, Throwable> failureHandler;
+    private final Thread worker;
+
+    private final MpscUnboundedXaddArrayQueue<WheelTimeout> transfers = new MpscUnboundedXaddArrayQueue<>(1024);
+    private final MpscUnboundedXaddArrayQueue<WheelTimeout> cancellations = new MpscUnboundedXaddArrayQueue<>(1024);
+
+    // Confined to the worker thread.
+    private final TimingWheel wheel;
+    private final WheelTimeout deferred = new WheelTimeout();
+    private long deferredCount;
+    private long retryDeferredAt;
+    private long passNowRel;
+    private boolean saturatedThisPass;
+
+    // volatile: lifecycle state machine, changed by CAS from start() and stop().
+    private final AtomicInteger lifecycle = new AtomicInteger(INIT);
+    // volatile: the worker's park deadline (rel ns) or AWAKE; read by producers to decide whether to unpark.
+    private volatile long wakeAtNanos = AWAKE;
+    // volatile: set by the worker on exit, read by stop() after join.
+    private volatile List<TimerFuture> unprocessed = List.of();
+
+    // Written by many threads.
+    private final LongAdder scheduled = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    // Written only by the worker (it counts a cancelled node when it drops it, so each is counted once, by the
+    // timer that owned it); volatile so stats() sees recent values.
+    private volatile long expired;
+    private volatile long cancelled;
+    private volatile long deferrals;
+
+    private HashedWheelTimer(Builder b) {
+        this.ticker = b.ticker;
+        this.parker = b.ticker instanceof WorkerParker p ? p : new SystemParker(b.ticker);
+        this.tickNanos = b.tickNanos;
+        this.expiryLeadNanos = b.expiryLeadNanos;
+        this.maxTransfersPerPass = b.maxTransfersPerPass;
+        this.executor = b.executor;
+        this.expiryHandler = b.expiryHandler;
+        this.failureHandler = b.failureHandler;
+        this.originNanos = ticker.read();
+        // A timeout due at deadline d is expired at d - lead: shifting the wheel's origin by the lead does that.
+        this.wheel = new TimingWheel(tickNanos, b.ticksPerWheel, originNanos + expiryLeadNanos);
+        this.worker = b.threadFactory.newThread(this::runWorker);
+        if (worker == null) {
+            throw new IllegalStateException("thread factory returned null");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Starts the worker thread. Idempotent; {@link #schedule} calls it. */
+    public void start() {
+        switch (lifecycle.get()) {
+            case INIT -> startWorkerOnce();
+            case STARTED -> {
+            }
+            default -> throw new IllegalStateException("cannot be started once stopped");
+        }
+    }
+
+    private void startWorkerOnce() {
+        if (lifecycle.compareAndSet(INIT, STARTED)) {
+            parker.workerStarted(worker);
+            worker.start();
+        }
+    }
+
+    @Override
+    public TimerFuture schedule(Runnable task, long delay, TimeUnit unit) {
+        Objects.requireNonNull(task, "task");
+        return schedule(new WheelTimeout(task), unit.toNanos(delay));
+    }
+
+    /**
+     * Schedules a timeout node created by the caller (a subclass of {@link WheelTimeout} can carry its own key).
+     *
+     * @param delayNanos delay; zero or negative means due now
+     * @throws IllegalArgumentException if the deadline would overflow
+     * @throws IllegalStateException if the node was already scheduled or is no longer waiting
+     * @throws RejectedExecutionException if the timer has been stopped
+     */
+    public <T extends WheelTimeout> T schedule(T timeout, long delayNanos) {
+        Objects.requireNonNull(timeout, "timeout");
+        startForScheduling();
+        long nowNanos = ticker.read();
+        long elapsedNanos = nowNanos - originNanos;
+        long delay = Math.max(delayNanos, 0);
+        if (delay > Long.MAX_VALUE - elapsedNanos) {
+            throw new IllegalArgumentException("delayNanos too large, the deadline would overflow: " + delayNanos);
+        }
+        if (timeout.owner != null) {
+            throw new IllegalStateException("timeout already scheduled: " + timeout);
+        }
+        timeout.deadlineNanos = nowNanos + delay;
+        enqueue(timeout);
+        return timeout;
+    }
+
+    /**
+     * Takes over a waiting timeout that another timer has just expired (typically through its expiry handler), keeping
+     * its deadline. This is the hand-off of a two-tier service: the node, and so the caller's handle, stays the same.
+     *
+     * @throws RejectedExecutionException if this timer has been stopped
+     */
+    public void accept(WheelTimeout timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        startForScheduling();
+        if (timeout.isLinked()) {
+            throw new IllegalStateException("timeout is still linked in a wheel: " + timeout);
+        }
+        enqueue(timeout);
+    }
+
+    private void startForScheduling() {
+        if (lifecycle.get() == INIT) {
+            startWorkerOnce();
+        }
+        if (lifecycle.get() == STOPPED) {
+            throw new RejectedExecutionException("timer is stopped");
+        }
+    }
+
+    private void enqueue(WheelTimeout timeout) {
+        timeout.owner = this;
+        transfers.offer(timeout);
+        scheduled.increment();
+        if (lifecycle.get() == STOPPED) {
+            // The worker may have drained the queue for the last time before our offer; make sure the task cannot
+            // run later and tell the caller.
+            timeout.cancel();
+            throw new RejectedExecutionException("timer is stopped");
+        }
+        long deadlineRel = timeout.deadlineNanos - originNanos - expiryLeadNanos;
+        for (long wakeAt = wakeAtNanos; wakeAt != AWAKE && deadlineRel < wakeAt; wakeAt = wakeAtNanos) {
+            if (WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
+                parker.unpark(worker);
+                break;
+            }
+        }
+    }
+
+    /** Called by {@link WheelTimeout#cancel()} after the CAS won while this timer owned the node. */
+    void enqueueCancellation(WheelTimeout timeout) {
+        cancellations.offer(timeout);
+        // Release the node within a tick: wake a worker parked for longer than that.
+        long wakeAt = wakeAtNanos;
+        if (wakeAt != AWAKE && wakeAt - (ticker.read() - originNanos) > tickNanos
+                && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
+            parker.unpark(worker);
+        }
+    }
+
+    void taskFailed(TimerFuture timeout, Throwable failure) {
+        failed.increment();
+        try {
+            failureHandler.accept(timeout, failure);
+        } catch (Throwable ignored) {
+            // A failing failure handler must not take the worker down; the counter above still records it.
+        }
+    }
+
+    /**
+     * Stops the worker and returns the timeouts that were still waiting in it. Timeouts already handed to the
+     * executor are not returned and may still run. Must not be called from the worker thread. If the calling thread
+     * is interrupted while waiting for the worker to exit, it keeps waiting and its interrupt flag is restored.
+     *
+     * @throws IllegalStateException if called from the worker thread
+     */
+    @Override
+    public List<TimerFuture> stop() {
+        if (Thread.currentThread() == worker) {
+            throw new IllegalStateException("stop() cannot be called from the timer's worker thread");
+        }
+        int previous = lifecycle.getAndSet(STOPPED);
+        if (previous != STARTED) {
+            return List.of();
+        }
+        boolean interrupted = false;
+        while (worker.isAlive()) {
+            parker.unpark(worker);
+            try {
+                worker.join(100);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return unprocessed;
+    }
+
+    /** Whether {@link #stop()} has been called. */
+    public boolean isStopped() {
+        return lifecycle.get() == STOPPED;
+    }
+
+    /** The ticker this timer reads; deadlines are in its nanoseconds. */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public TimerStats stats() {
+        long s = scheduled.sum();
+        long e = expired;
+        long c = cancelled;
+        return new TimerStats(s, e, c, deferrals, failed.sum(), Math.max(0, s - e - c));
+    }
+
+    private void runWorker() {
+        try {
+            while (lifecycle.get() == STARTED) {
+                wakeAtNanos = AWAKE;
+                // Interrupts are not used to stop the worker (stop() unparks it); clear them so a park cannot spin.
+                Thread.interrupted();
+                long nowRel = ticker.read() - originNanos - expiryLeadNanos;
+                passNowRel = nowRel;
+                saturatedThisPass = false;
+                drainCancellations();
+                boolean backlog = drainTransfers(nowRel);
+                retryDeferred(nowRel);
+                cancelled += wheel.expire(nowRel, this::expire);
+                if (backlog) {
+                    continue;
+                }
+                long nextRel = Math.min(wheel.nextDeadline(), deferredCount > 0 ? retryDeferredAt : Long.MAX_VALUE);
+                if (nextRel <= nowRel) {
+                    continue;
+                }
+                wakeAtNanos = nextRel;
+                if (!transfers.isEmpty() || lifecycle.get() != STARTED) {
+                    continue;
+                }
+                if (nextRel == Long.MAX_VALUE) {
+                    parker.parkIndefinitely();
+                } else {
+                    parker.parkUntil(originNanos + expiryLeadNanos + nextRel);
+                }
+            }
+        } finally {
+            unprocessed = collectUnprocessed();
+            parker.workerStopped(worker);
+        }
+    }
+
+    private void drainCancellations() {
+        WheelTimeout timeout;
+        while ((timeout = cancellations.relaxedPoll()) != null) {
+            // After a hand-off the node belongs to another timer: its links are not ours to touch.
+            if (timeout.owner != this || !timeout.isLinked()) {
+                continue;
+            }
+            if (wheel.relative(timeout) <= wheel.expiredUpTo()) {
+                // Only due timeouts sit in the deferred list; everything in the wheel is due later.
+                timeout.unlink();
+                deferredCount--;
+            } else {
+                wheel.remove(timeout);
+            }
+            cancelled++;
+        }
+    }
+
+    /** @return whether more hand-offs are waiting than one pass may move */
+    private boolean drainTransfers(long nowRel) {
+        for (int i = 0; i < maxTransfersPerPass; i++) {
+            WheelTimeout timeout = transfers.relaxedPoll();
+            if (timeout == null) {
+                return false;
+            }
+            if (!timeout.isPending()) {
+                cancelled++;
+                continue;
+            }
+            if (wheel.relative(timeout) <= Math.max(nowRel, wheel.expiredUpTo())) {
+                // Due already, or in a part of time the wheel has passed: expire in this pass, not a revolution later.
+                expire(timeout);
+            } else {
+                wheel.add(timeout);
+            }
+        }
+        return !transfers.isEmpty();
+    }
+
+    private void expire(WheelTimeout timeout) {
+        if (expiryHandler != null) {
+            expired++;
+            try {
+                expiryHandler.accept(timeout);
+            } catch (Throwable t) {
+                taskFailed(timeout, t);
+            }
+        } else if (executor == null) {
+            expired++;
+            timeout.run();
+        } else if (saturatedThisPass || !submit(timeout)) {
+            defer(timeout);
+        }
+    }
+
+    private boolean submit(WheelTimeout timeout) {
+        try {
+            executor.execute(timeout);
+            expired++;
+            return true;
+        } catch (RejectedExecutionException e) {
+            saturatedThisPass = true;
+            return false;
+        }
+    }
+
+    private void defer(WheelTimeout timeout) {
+        timeout.linkBefore(deferred);
+        if (deferredCount++ == 0) {
+            retryDeferredAt = passNowRel + tickNanos;
+        }
+        deferrals++;
+    }
+
+    private void retryDeferred(long nowRel) {
+        if (deferredCount == 0 || nowRel < retryDeferredAt) {
+            return;
+        }
+        retryDeferredAt = nowRel + tickNanos;
+        while (deferred.next != deferred && !saturatedThisPass) {
+            WheelTimeout timeout = deferred.next;
+            timeout.unlink();
+            deferredCount--;
+            if (!timeout.isPending()) {
+                cancelled++;
+                continue;
+            }
+            if (!submit(timeout)) {
+                // Keep the order: put it back first in line.
+                timeout.linkBefore(deferred.next);
+                deferredCount++;
+                deferrals++;
+            }
+        }
+    }
+
+    private List<TimerFuture> collectUnprocessed() {
+        List<TimerFuture> result = new ArrayList<>();
+        wheel.drainTo(result::add);
+        while (deferred.next != deferred) {
+            WheelTimeout timeout = deferred.next;
+            timeout.unlink();
+            if (timeout.isPending()) {
+                result.add(timeout);
+            }
+        }
+        deferredCount = 0;
+        WheelTimeout timeout;
+        while ((timeout = transfers.poll()) != null) {
+            if (timeout.isPending() && timeout.owner == this) {
+                result.add(timeout);
+            }
+        }
+        cancellations.clear();
+        return List.copyOf(result);
+    }
+
+    /**
+     * Builds a {@link HashedWheelTimer}. Mutable, not thread-safe.
+     */
+    public static final class Builder {
+        private Ticker ticker = Ticker.systemTicker();
+        private long tickNanos = DEFAULT_TICK_NANOS;
+        private int ticksPerWheel = DEFAULT_TICKS_PER_WHEEL;
+        private long expiryLeadNanos;
+        private int maxTransfersPerPass = DEFAULT_MAX_TRANSFERS_PER_PASS;
+        private Executor executor;
+        private Consumer<WheelTimeout> expiryHandler;
+        private ThreadFactory threadFactory;
+        private BiConsumer<TimerFuture, Throwable> failureHandler = (timeout, failure) -> {
+            Thread thread = Thread.currentThread();
+            thread.getUncaughtExceptionHandler().uncaughtException(thread, failure);
+        };
+
+        private Builder() {
+        }
+
+        /** Monotonic time source; a ticker that also implements {@link WorkerParker} drives the worker's waits. */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Width of one bucket; at least 1 microsecond. */
+        public Builder tickDuration(long duration, TimeUnit unit) {
+            long nanos = unit.toNanos(duration);
+            if (nanos < 1_000) {
+                throw new IllegalArgumentException("tickDuration must be at least 1 microsecond: " + nanos + " ns");
+            }
+            this.tickNanos = nanos;
+            return this;
+        }
+
+        /** Number of buckets, rounded up to a power of 2. */
+        public Builder ticksPerWheel(int ticksPerWheel) {
+            if (ticksPerWheel < 1 || ticksPerWheel > MAX_TICKS_PER_WHEEL) {
+                throw new IllegalArgumentException(
+                        "ticksPerWheel must be in 1.." + MAX_TICKS_PER_WHEEL + ": " + ticksPerWheel);
+            }
+            this.ticksPerWheel = ticksPerWheel == 1 ? 1 : Integer.highestOneBit(ticksPerWheel - 1) << 1;
+            return this;
+        }
+
+        /**
+         * Expire every timeout this long before its deadline. Only for a staging wheel whose expiry handler moves
+         * timeouts to a finer timer (which then fires them on time); the default is zero, and a timer with a lead
+         * fires early by design.
+         */
+        public Builder expiryLead(long lead, TimeUnit unit) {
+            long nanos = unit.toNanos(lead);
+            if (nanos < 0) {
+                throw new IllegalArgumentException("expiryLead must not be negative: " + nanos + " ns");
+            }
+            this.expiryLeadNanos = nanos;
+            return this;
+        }
+
+        /** At most this many new timeouts move into the wheel per worker pass, so a burst cannot stall firing. */
+        public Builder maxTransfersPerPass(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxTransfersPerPass must be positive: " + max);
+            }
+            this.maxTransfersPerPass = max;
+            return this;
+        }
+
+        /** Runs due tasks on this executor; the worker never runs them itself. Rejections defer the task by a tick. */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * Passes due timeouts to this handler on the worker thread instead of running them. The handler must be quick
+         * and must not block; a handler that throws is reported to the failure handler.
+         */
+        public Builder expiryHandler(Consumer<WheelTimeout> handler) {
+            this.expiryHandler = Objects.requireNonNull(handler, "expiryHandler");
+            return this;
+        }
+
+        /** Creates the worker thread; the default makes a daemon thread named {@code tickwheel-timer-<n>}. */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            return this;
+        }
+
+        /** Told about every task that throws. The default hands it to the thread's uncaught exception handler. */
+        public Builder failureHandler(BiConsumer<TimerFuture, Throwable> handler) {
+            this.failureHandler = Objects.requireNonNull(handler, "failureHandler");
+            return this;
+        }
+
+        public HashedWheelTimer build() {
+            if (executor != null && expiryHandler != null) {
+                throw new IllegalArgumentException("set an executor or an expiry handler, not both");
+            }
+            if (threadFactory == null) {
+                threadFactory = new DefaultWorkerThreadFactory();
+            }
+            return new HashedWheelTimer(this);
+        }
+    }
+
+    private static final class DefaultWorkerThreadFactory implements ThreadFactory {
+        private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread thread = new Thread(r, "tickwheel-timer-" + SEQUENCE.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+}

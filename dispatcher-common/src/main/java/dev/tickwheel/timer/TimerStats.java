@@ -1,0 +1,17 @@
+package dev.tickwheel.timer;
+
+/**
+ * A snapshot of a timer's counters since it was built. The counters are read one by one while the timer runs, so
+ * they need not add up exactly.
+ *
+ * <p>Immutable.
+ *
+ * @param scheduled timeouts accepted by {@code schedule} or {@code accept}
+ * @param expired   timeouts whose deadline passed and that were handed on (executor, handler or inline run)
+ * @param cancelled timeouts cancelled while this timer owned them
+ * @param deferred  hand-offs refused by a saturated executor and retried a tick later (one timeout may count more than once)
+ * @param failed    tasks that threw
+ * @param pending   timeouts waiting in the wheel, in the hand-off queue or deferred
+ */
+public record TimerStats(long scheduled, long expired, long cancelled, long deferred, long failed, long pending) {
+}

@@ -1,0 +1,315 @@
+package dev.tickwheel.timer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Behaviour of {@link HashedWheelTimer} on a {@link ManualClock}: no sleeping, every instant observed exactly. */
+class HashedWheelTimerTest {
+
+    private static final long MS = 1_000_000;
+
+    private final ManualClock clock = new ManualClock();
+    private final AtomicReference<Thread> workerThread = new AtomicReference<>();
+    private final List<Long> fireTimes = new CopyOnWriteArrayList<>();
+    private HashedWheelTimer timer;
+
+    private HashedWheelTimer.Builder builder() {
+        return HashedWheelTimer.builder()
+                .ticker(clock)
+                .tickDuration(1, TimeUnit.MILLISECONDS)
+                .ticksPerWheel(8)
+                .threadFactory(r -> {
+                    Thread t = new Thread(r, "test-wheel");
+                    t.setDaemon(true);
+                    workerThread.set(t);
+                    return t;
+                });
+    }
+
+    private Runnable recordFire() {
+        return () -> fireTimes.add(clock.read());
+    }
+
+    @AfterEach
+    void stopTimer() {
+        if (timer != null) {
+            timer.stop();
+        }
+    }
+
+    @Test
+    void schedule_deadlineInsideTick_firesAtDeadlineNotBeforeNotAtTickEnd() {
+        timer = builder().build();
+        timer.schedule(recordFire(), 2_500_000, TimeUnit.NANOSECONDS);
+        clock.advanceNanos(2_499_999);
+        assertEquals(List.of(), fireTimes);
+        clock.advanceNanos(1);
+        assertEquals(List.of(2_500_000L), fireTimes);
+    }
+
+    @Test
+    void schedule_severalRevolutionsAhead_firesOnlyAtItsRound() {
+        timer = builder().build(); // 8 buckets of 1 ms: 20.5 ms is two revolutions and a half ahead
+        timer.schedule(recordFire(), 20_500_000, TimeUnit.NANOSECONDS);
+        for (int i = 0; i < 20; i++) {
+            clock.advanceNanos(MS);
+        }
+        assertEquals(List.of(), fireTimes);
+        clock.advanceNanos(MS);
+        assertEquals(List.of(21 * MS), fireTimes);
+    }
+
+    @Test
+    void schedule_nonPositiveDelay_runsOnWorkerAtNextPass() {
+        timer = builder().build();
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        timer.schedule(() -> ranOn.set(Thread.currentThread()), -5, TimeUnit.MILLISECONDS);
+        clock.awaitSettled();
+        assertSame(workerThread.get(), ranOn.get());
+        assertNotEquals(Thread.currentThread(), ranOn.get());
+    }
+
+    @Test
+    void schedule_whileWorkerParkedFarAhead_isNotDelayedByARevolution() {
+        timer = builder().build();
+        timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        clock.awaitSettled();
+        assertEquals(TimeUnit.HOURS.toNanos(1), clock.parkedUntil(workerThread.get()));
+        // Half an hour passes without the worker waking: its wheel has not processed any of those ticks.
+        clock.advance(Duration.ofMinutes(30));
+        long added = clock.read();
+        timer.schedule(recordFire(), 300_000, TimeUnit.NANOSECONDS); // in the tick being passed
+        clock.advanceNanos(299_999);
+        assertEquals(List.of(), fireTimes);
+        clock.advanceNanos(1);
+        assertEquals(List.of(added + 300_000), fireTimes);
+    }
+
+    @Test
+    void accept_deadlineAlreadyPassed_firesAtNextPass() {
+        timer = builder().build();
+        clock.advance(Duration.ofMillis(50));
+        WheelTimeout late = new WheelTimeout(recordFire());
+        late.deadlineNanos = clock.read() - 30 * MS; // expired by another timer that ran late
+        timer.accept(late);
+        clock.awaitSettled();
+        assertEquals(List.of(50 * MS), fireTimes);
+    }
+
+    @Test
+    void worker_idleWithFarTimers_parksUntilEarliestDeadline() {
+        timer = builder().build();
+        timer.start();
+        assertEquals(Long.MAX_VALUE, waitForPark());
+        timer.schedule(recordFire(), 3, TimeUnit.HOURS);
+        timer.schedule(recordFire(), 2, TimeUnit.HOURS);
+        clock.awaitSettled();
+        assertEquals(TimeUnit.HOURS.toNanos(2), clock.parkedUntil(workerThread.get()));
+    }
+
+    private long waitForPark() {
+        clock.awaitSettled();
+        return clock.parkedUntil(workerThread.get());
+    }
+
+    @Test
+    void cancel_beforeDeadline_neverRunsAndIsReleasedWithoutWaitingForDeadline() {
+        timer = builder().build();
+        TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        clock.awaitSettled();
+        assertTrue(future.cancel());
+        assertFalse(future.cancel());
+        clock.awaitSettled();
+        // The worker woke up, unlinked the node and now has nothing to wait for.
+        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()));
+        assertEquals(1, timer.stats().cancelled());
+        assertEquals(0, timer.stats().pending());
+        clock.advance(Duration.ofHours(2));
+        assertEquals(List.of(), fireTimes);
+        assertTrue(future.isCancelled());
+        assertFalse(future.isStarted());
+    }
+
+    @Test
+    void cancel_afterRun_returnsFalse() {
+        timer = builder().build();
+        TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(future.isStarted());
+        assertFalse(future.cancel());
+        assertEquals(1, fireTimes.size());
+    }
+
+    @Test
+    void expire_executorRejects_defersByOneTickAndCounts() {
+        AtomicInteger rejectionsLeft = new AtomicInteger(2);
+        List<Runnable> accepted = new ArrayList<>();
+        Executor executor = task -> {
+            if (rejectionsLeft.getAndDecrement() > 0) {
+                throw new RejectedExecutionException("queue full");
+            }
+            accepted.add(task);
+        };
+        timer = builder().executor(executor).build();
+        timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(5));
+        assertEquals(0, accepted.size());
+        assertEquals(1, timer.stats().deferred());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(0, accepted.size());
+        assertEquals(2, timer.stats().deferred());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(1, accepted.size());
+        assertEquals(List.of(), fireTimes, "the worker must not run the task itself");
+        accepted.get(0).run();
+        assertEquals(1, fireTimes.size());
+    }
+
+    @Test
+    void cancel_whileDeferred_neverRuns() {
+        AtomicInteger submitted = new AtomicInteger();
+        timer = builder().executor(task -> {
+            submitted.incrementAndGet();
+            throw new RejectedExecutionException("always full");
+        }).build();
+        TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(future.cancel());
+        clock.advance(Duration.ofMillis(5));
+        assertEquals(1, submitted.get(), "a cancelled deferred timeout is not offered again");
+        assertEquals(0, timer.stats().pending());
+    }
+
+    @Test
+    void run_taskThrowsWithoutExecutor_workerSurvivesAndReports() {
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        timer = builder().failureHandler((t, e) -> failures.add(e)).build();
+        timer.schedule(() -> {
+            throw new IllegalStateException("boom");
+        }, 1, TimeUnit.MILLISECONDS);
+        timer.schedule(recordFire(), 2, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(2));
+        assertEquals(1, failures.size());
+        assertEquals("boom", failures.get(0).getMessage());
+        assertEquals(List.of(2 * MS), fireTimes);
+        assertEquals(1, timer.stats().failed());
+    }
+
+    @Test
+    void start_isIdempotent_andStartAfterStopThrows() {
+        timer = builder().build();
+        timer.start();
+        timer.start();
+        timer.stop();
+        IllegalStateException e = assertThrows(IllegalStateException.class, timer::start);
+        assertEquals("cannot be started once stopped", e.getMessage());
+    }
+
+    @Test
+    void schedule_afterStop_isRejected() {
+        timer = builder().build();
+        timer.start();
+        timer.stop();
+        assertThrows(RejectedExecutionException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void stop_fromWorkerThread_throws() {
+        timer = builder().build();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        timer.schedule(() -> {
+            try {
+                timer.stop();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        }, 1, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+    }
+
+    @Test
+    void stop_returnsWaitingTimeoutsAndRestoresInterrupt() {
+        timer = builder().build();
+        TimerFuture a = timer.schedule(recordFire(), 1, TimeUnit.SECONDS);
+        TimerFuture b = timer.schedule(recordFire(), 2, TimeUnit.HOURS);
+        TimerFuture c = timer.schedule(recordFire(), 3, TimeUnit.SECONDS);
+        c.cancel();
+        clock.awaitSettled();
+        Thread.currentThread().interrupt();
+        List<TimerFuture> unprocessed = timer.stop();
+        assertTrue(Thread.interrupted(), "interrupt flag restored");
+        assertEquals(2, unprocessed.size());
+        assertTrue(unprocessed.containsAll(List.of(a, b)));
+        assertFalse(workerThread.get().isAlive());
+        assertEquals(List.of(), timer.stop(), "second stop has nothing to return");
+    }
+
+    @Test
+    void schedule_deadlineWouldOverflow_throwsNamingTheValue() {
+        timer = builder().build();
+        clock.advanceNanos(10);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> timer.schedule(recordFire(), Long.MAX_VALUE, TimeUnit.NANOSECONDS));
+        assertTrue(e.getMessage().contains(String.valueOf(Long.MAX_VALUE)), e.getMessage());
+    }
+
+    @Test
+    void schedule_tickerNearLongMax_firesAcrossTheWrap() {
+        ManualClock edge = new ManualClock(Long.MAX_VALUE - MS);
+        List<Long> fired = Collections.synchronizedList(new ArrayList<>());
+        timer = HashedWheelTimer.builder().ticker(edge).ticksPerWheel(8).build();
+        timer.schedule(() -> fired.add(edge.read()), 3, TimeUnit.MILLISECONDS);
+        edge.advance(Duration.ofMillis(2));
+        assertEquals(List.of(), fired);
+        edge.advance(Duration.ofMillis(1));
+        assertEquals(List.of(Long.MIN_VALUE + 2 * MS - 1), fired);
+    }
+
+    @Test
+    void schedule_burstLargerThanTransferBound_allFire() {
+        timer = builder().maxTransfersPerPass(3).build();
+        for (int i = 0; i < 100; i++) {
+            timer.schedule(recordFire(), i % 4, TimeUnit.MILLISECONDS);
+        }
+        clock.advance(Duration.ofMillis(3));
+        assertEquals(100, fireTimes.size());
+    }
+
+    @Test
+    void builder_invalidValues_throwNamingTheValue() {
+        HashedWheelTimer.Builder b = HashedWheelTimer.builder();
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.ticksPerWheel(0)).getMessage().contains("0"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> b.tickDuration(10, TimeUnit.NANOSECONDS))
+                .getMessage().contains("10 ns"));
+        assertThrows(IllegalArgumentException.class, () -> b.executor(Runnable::run).expiryHandler(t -> { }).build());
+    }
+
+    @Test
+    void ticksPerWheel_roundsUpToPowerOfTwo() {
+        timer = builder().ticksPerWheel(5).build();
+        // 5 rounds up to 8: a timer 8.5 ms ahead shares bucket 0 with the first tick but must not fire in round 0.
+        timer.schedule(recordFire(), 8_500_000, TimeUnit.NANOSECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(List.of(), fireTimes);
+        clock.advance(Duration.ofMillis(8));
+        assertEquals(List.of(9 * MS), fireTimes);
+    }
+}
