@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CronScheduleTest {
 
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
-    private static final ManualClock CLOCK = new ManualClock(Instant.parse("2026-01-01T00:00:00.500Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.500Z"));
 
     private static Instant at(String iso) {
         return Instant.parse(iso);
@@ -27,7 +27,7 @@ class CronScheduleTest {
     void next_cronEvery2s_returnsEachSlot() {
         CronSchedule cron = CronSchedule.parse("0/2 * * * * ?", ZoneOffset.UTC);
 
-        Instant first = cron.nextAfter(CLOCK.instant()).orElseThrow();
+        Instant first = cron.nextAfter(clock.instant()).orElseThrow();
         Instant second = cron.nextAfter(first).orElseThrow();
         Instant third = cron.nextAfter(second).orElseThrow();
 
@@ -86,8 +86,8 @@ class CronScheduleTest {
         CronSchedule berlin = CronSchedule.parse("0 0 9 * * ?", BERLIN);
         CronSchedule utc = CronSchedule.parse("0 0 9 * * ?", ZoneOffset.UTC);
 
-        assertEquals(at("2026-01-01T08:00:00Z"), berlin.nextAfter(CLOCK.instant()).orElseThrow());
-        assertEquals(at("2026-01-01T09:00:00Z"), utc.nextAfter(CLOCK.instant()).orElseThrow());
+        assertEquals(at("2026-01-01T08:00:00Z"), berlin.nextAfter(clock.instant()).orElseThrow());
+        assertEquals(at("2026-01-01T09:00:00Z"), utc.nextAfter(clock.instant()).orElseThrow());
     }
 
     @Test
@@ -211,7 +211,7 @@ class CronScheduleTest {
     void nextAfter_yearAlreadyPast_isEmpty() {
         CronSchedule cron = CronSchedule.parse("0 0 0 1 1 ? 2020", ZoneOffset.UTC);
 
-        assertEquals(Optional.empty(), cron.nextAfter(CLOCK.instant()));
+        assertEquals(Optional.empty(), cron.nextAfter(clock.instant()));
     }
 
     @Test
