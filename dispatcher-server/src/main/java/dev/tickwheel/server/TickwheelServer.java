@@ -109,7 +109,7 @@ public final class TickwheelServer implements AutoCloseable {
             new StartupRecovery(instances, catalog, dispatcher, config.clock, config.misfireThreshold).run();
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("periodic task {} failed; it runs again next period", task, failure),
-                    false);
+                    PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
             loaderThread.scheduleAtFixedRate(LOADER_TASK, loader::loadDue, Duration.ZERO, config.loaderPeriod);
             log.info("tickwheel server started: store {}, node {}, loader every {} for the next {}, misfire threshold {}",
                     JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl).build().redactedJdbcUrl(), config.nodeId,
@@ -151,7 +151,15 @@ public final class TickwheelServer implements AutoCloseable {
 
     /** Whether the store answers a trivial query. */
     public boolean storeHealthy() {
-        return state.get() == 1 && stores != null && stores.isHealthy();
+        if (state.get() != 1) {
+            return false;
+        }
+        try (java.sql.Connection connection = stores.dataSource().getConnection()) {
+            return connection.isValid(2);
+        } catch (java.sql.SQLException | RuntimeException e) {
+            log.warn("store health check failed: {}", e.toString());
+            return false;
+        }
     }
 
     private void requireStarted() {

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.job;
 
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.MisfirePolicy;
 import java.time.Instant;
 import java.util.Objects;

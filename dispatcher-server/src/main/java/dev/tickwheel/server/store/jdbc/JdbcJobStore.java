@@ -3,7 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
-import dev.tickwheel.server.job.ScheduleSpec;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobStore;
@@ -190,7 +190,7 @@ final class JdbcJobStore implements JobStore {
     /** The job as it reads back: the store keeps milliseconds. */
     private static Job truncatedToMillis(Job job) {
         ScheduleSpec s = job.schedule();
-        ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zone(), s.periodMs(), s.delayMs(),
+        ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
                 millis(s.at()));
         return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
                 job.misfirePolicy(), job.retryPolicy(), millis(job.nextTriggerTime()), millis(job.createdAt()),

@@ -3,7 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
-import dev.tickwheel.server.job.ScheduleSpec;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.job.TargetType;
 import dev.tickwheel.time.MisfirePolicy;
@@ -49,7 +49,7 @@ final class JobRowMapper {
         ps.setString(i++, name);
         ps.setString(i++, schedule.type().name());
         JdbcValues.setString(ps, i++, schedule.expression());
-        JdbcValues.setString(ps, i++, schedule.zone());
+        JdbcValues.setString(ps, i++, schedule.zoneId());
         JdbcValues.setLong(ps, i++, schedule.periodMs());
         JdbcValues.setLong(ps, i++, schedule.delayMs());
         JdbcValues.setInstant(ps, i++, schedule.at());

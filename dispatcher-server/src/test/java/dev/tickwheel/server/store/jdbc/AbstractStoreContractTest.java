@@ -13,7 +13,7 @@ import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
-import dev.tickwheel.server.job.ScheduleSpec;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.DueJobCursor;
