@@ -126,7 +126,10 @@ public final class CronSchedule implements PlannedExpression {
         if (SupportedRange.atOrPastEnd(from)) {
             return Optional.empty();
         }
-        Optional<Instant> next = executionTime.nextExecution(ZonedDateTime.ofInstant(from, zone))
+        // Cron triggers fall on whole seconds, and cron-utils carries a fractional second of its input into the
+        // result (12:00:00.263 -> 12:00:01.263): ask from the whole second, which has the same next trigger.
+        Instant wholeSecond = from.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        Optional<Instant> next = executionTime.nextExecution(ZonedDateTime.ofInstant(wholeSecond, zone))
                 .map(ZonedDateTime::toInstant);
         if (next.isPresent() && !next.get().isAfter(from)) {
             throw new IllegalStateException("cron-utils returned " + next.get() + ", not after " + from

@@ -24,6 +24,15 @@ class CronScheduleTest {
     }
 
     @Test
+    void nextAfter_fractionalSecondInput_returnsWholeSecond() {
+        CronSchedule everySecond = CronSchedule.parse("* * * * * ?", ZoneOffset.UTC);
+        assertEquals(Instant.parse("2026-03-10T12:00:01Z"),
+                everySecond.nextAfter(Instant.parse("2026-03-10T12:00:00.263Z")).orElseThrow());
+        assertEquals(Instant.parse("2026-03-10T12:00:01Z"),
+                everySecond.nextAfter(Instant.parse("2026-03-10T12:00:00Z")).orElseThrow());
+    }
+
+    @Test
     void next_cronEvery2s_returnsEachSlot() {
         CronSchedule cron = CronSchedule.parse("0/2 * * * * ?", ZoneOffset.UTC);
 

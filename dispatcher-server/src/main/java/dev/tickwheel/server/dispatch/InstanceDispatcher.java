@@ -63,7 +63,9 @@ public final class InstanceDispatcher {
      * already on the wheel does nothing: the store row is the truth, the wheel entry only a reminder.
      */
     public void arm(long instanceId, Instant triggerTime) {
-        long delayMs = Duration.between(clock.instant(), triggerTime).toMillis();
+        // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
+        long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
+        long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
         try {
             wheel.schedule(instanceId, delayMs, () -> dispatch(instanceId));
         } catch (IllegalStateException alreadyArmed) {

@@ -1,0 +1,193 @@
+package dev.tickwheel.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.time.InvalidTimeExpressionException;
+import dev.tickwheel.time.ScheduleSpec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The engine end to end on an embedded H2 file store: jobs, dispatch, retries, cancellation, targets. */
+class TickwheelServerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dataDir;
+
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final AtomicInteger flakyFailuresLeft = new AtomicInteger();
+    private TickwheelServer server;
+
+    @BeforeEach
+    void start() {
+        server = TickwheelServer.builder()
+                .jdbcUrl("jdbc:h2:file:" + dataDir.resolve("tw").toAbsolutePath())
+                .handler("count", ctx -> calls.computeIfAbsent("count", k -> new AtomicInteger()).incrementAndGet())
+                .handler("flaky", ctx -> {
+                    calls.computeIfAbsent("flaky", k -> new AtomicInteger()).incrementAndGet();
+                    if (flakyFailuresLeft.getAndDecrement() > 0) {
+                        throw new IllegalStateException("flaky failure");
+                    }
+                })
+                .build()
+                .start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private int calls(String handler) {
+        AtomicInteger count = calls.get(handler);
+        return count == null ? 0 : count.get();
+    }
+
+    private Instance awaitStatus(long instanceId, InstanceStatus status) {
+        Await.until(() -> "instance " + instanceId + " " + status + ", is "
+                + server.instances().get(instanceId).map(Instance::status).orElse(null), WAIT,
+                () -> server.instances().get(instanceId).map(i -> i.status() == status).orElse(false));
+        return server.instances().get(instanceId).orElseThrow();
+    }
+
+    @Test
+    void run_apiJobWithDelay_dispatchesOnceAndRecordsSuccess() {
+        Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
+        Instance instance = server.jobs().run(job.id(), 50, null);
+        Instance done = awaitStatus(instance.id(), InstanceStatus.SUCCEEDED);
+        assertEquals(1, calls("count"));
+        assertEquals(1, done.attempt());
+        assertNotNull(done.actualTriggerTime());
+        assertTrue(!done.actualTriggerTime().isBefore(instance.expectedTriggerTime()), "never early");
+    }
+
+    @Test
+    void dispatch_failingTwiceWithThreeAttempts_retriesThenSucceeds() {
+        flakyFailuresLeft.set(2);
+        Job job = server.jobs().create(JobSpec.of("flaky", ScheduleSpec.api(), Target.handler("flaky"))
+                .withRetry(new RetryPolicy(3, 10)));
+        Instance instance = server.jobs().run(job.id(), 0, null);
+        Instance done = awaitStatus(instance.id(), InstanceStatus.SUCCEEDED);
+        assertEquals(3, done.attempt());
+        assertEquals(3, calls("flaky"));
+    }
+
+    @Test
+    void dispatch_failingBeyondAttempts_recordsFailedWithError() {
+        flakyFailuresLeft.set(100);
+        Job job = server.jobs().create(JobSpec.of("flaky", ScheduleSpec.api(), Target.handler("flaky"))
+                .withRetry(new RetryPolicy(2, 5)));
+        Instance instance = server.jobs().run(job.id(), 0, null);
+        Instance done = awaitStatus(instance.id(), InstanceStatus.FAILED);
+        assertEquals(2, done.attempt());
+        assertEquals("flaky failure", done.error());
+    }
+
+    @Test
+    void dispatch_unknownHandler_failsWithClearError() {
+        Job job = server.jobs().create(JobSpec.of("ghost", ScheduleSpec.api(), Target.handler("nope")));
+        Instance done = awaitStatus(server.jobs().run(job.id(), 0, null).id(), InstanceStatus.FAILED);
+        assertTrue(done.error().contains("no handler registered under 'nope'"), done.error());
+    }
+
+    @Test
+    void cancel_pendingInstance_neverDispatches_andOutcomesAreDistinguished() {
+        Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
+        Instance later = server.jobs().run(job.id(), 60_000, null);
+        assertEquals(CancelOutcome.CANCELLED, server.instances().cancel(later.id()));
+        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(later.id()));
+        assertEquals(CancelOutcome.UNKNOWN, server.instances().cancel(123_456_789L));
+        assertEquals(0, server.wheel().pendingCount(), "the wheel released it");
+        Instance now = server.jobs().run(job.id(), 0, null);
+        awaitStatus(now.id(), InstanceStatus.SUCCEEDED);
+        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(now.id()));
+        assertEquals(1, calls("count"));
+    }
+
+    @Test
+    void cronEverySecond_createsAndDispatchesInstancesEverySecond() {
+        Job job = server.jobs().create(JobSpec.of("cron", ScheduleSpec.cron("* * * * * ?", "UTC"),
+                Target.handler("count")));
+        int created = server.instances().list(job.id(), null, 0, 100).items().size();
+        assertTrue(created >= 30, "creating the job loaded its whole 30 s window at once: " + created);
+        Await.until("two cron dispatches", WAIT, () -> calls("count") >= 2);
+    }
+
+    @Test
+    void fixedDelay_nextInstanceFollowsCompletion() {
+        server.jobs().create(JobSpec.of("delay", ScheduleSpec.fixedDelay(50), Target.handler("count")));
+        Await.until("three fixed-delay dispatches", WAIT, () -> calls("count") >= 3);
+    }
+
+    @Test
+    void create_invalidCron_throwsAndWritesNothing() {
+        InvalidTimeExpressionException e = assertThrows(InvalidTimeExpressionException.class,
+                () -> server.jobs().create(JobSpec.of("bad", ScheduleSpec.cron("0 0 25 * * ?", "UTC"),
+                        Target.handler("count"))));
+        assertTrue(e.getMessage().contains("hour"), e.getMessage());
+        assertEquals(0, server.jobs().list(0, 10).items().size());
+    }
+
+    @Test
+    void delete_cancelsWaitingInstances() {
+        Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
+        Instance pending = server.jobs().run(job.id(), 60_000, null);
+        assertTrue(server.jobs().delete(job.id()));
+        assertEquals(InstanceStatus.CANCELLED, server.instances().get(pending.id()).orElseThrow().status());
+        assertEquals(0, server.wheel().pendingCount());
+    }
+
+    @Test
+    void webhook_postsJsonAndTreatsNon2xxAsFailure() throws IOException {
+        List<String> bodies = new CopyOnWriteArrayList<>();
+        AtomicInteger status = new AtomicInteger(204);
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/hook", exchange -> {
+            bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            exchange.sendResponseHeaders(status.get(), -1);
+            exchange.close();
+        });
+        http.start();
+        try {
+            String url = "http://127.0.0.1:" + http.getAddress().getPort() + "/hook";
+            Job job = server.jobs().create(JobSpec.of("hook", ScheduleSpec.api(), Target.webhook(url))
+                    .withParams("{\"k\":1}"));
+            Instance ok = server.jobs().run(job.id(), 0, null);
+            awaitStatus(ok.id(), InstanceStatus.SUCCEEDED);
+            String body = bodies.get(0);
+            assertTrue(body.contains("\"instanceId\":\"" + ok.id() + "\""), body);
+            assertTrue(body.contains("\"params\":{\"k\":1}"), body);
+            assertTrue(body.contains("\"attempt\":1"), body);
+
+            status.set(500);
+            Instance failing = server.jobs().run(job.id(), 0, null);
+            Instance failed = awaitStatus(failing.id(), InstanceStatus.FAILED);
+            assertTrue(failed.error().contains("HTTP 500"), failed.error());
+        } finally {
+            http.stop(0);
+        }
+    }
+}
