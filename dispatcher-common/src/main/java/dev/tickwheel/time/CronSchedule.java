@@ -5,6 +5,7 @@ import com.cronutils.model.time.ExecutionTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.Optional;
  *   spring forward 03-29 02:00 -> 03:00   local 02:00..02:59 does not exist.
  *     "0 30 2 * * ?"   no trigger that day: 03-28 02:30+01, then 03-30 02:30+02.
  *     "0 0/15 * * * ?" 01:45+01 is followed by 03:00+02.
+ *     A local time equal to the end of the gap exists and fires (03:00+02 here; 02:30+11 on Lord Howe
+ *     Island, whose gap is 02:00 -> 02:30 and where cron-utils alone would skip it).
  *
  *   fall back 10-25 03:00 -> 02:00        local 02:00..02:59 happens twice (+02, then +01).
  *     "0 30 2 * * ?"   fires once, at the first 02:30 (00:30Z); the next trigger is 10-26 02:30+01.
@@ -132,7 +135,24 @@ public final class CronSchedule implements PlannedExpression {
             throw new IllegalStateException("cron-utils returned " + next.get() + ", not after " + from
                     + ", for '" + expression + "' in " + zone);
         }
-        return next.filter(SupportedRange::beforeEnd);
+        Optional<Instant> gapEnd = matchingGapEndBetween(from, next);
+        return (gapEnd.isPresent() ? gapEnd : next).filter(SupportedRange::beforeEnd);
+    }
+
+    /**
+     * cron-utils steps over a match that lies exactly on the end of a spring-forward gap when the gap is not a
+     * whole hour (Australia/Lord_Howe, 02:00 -> 02:30: a daily 02:30 is skipped although 02:30 exists). The
+     * local fields are checked in UTC, where no gap exists, so the check does not inherit that bug.
+     */
+    private Optional<Instant> matchingGapEndBetween(Instant from, Optional<Instant> next) {
+        ZoneOffsetTransition transition = zone.getRules().nextTransition(from);
+        if (transition == null || !transition.isGap()) {
+            return Optional.empty();
+        }
+        Instant gapEnd = transition.getInstant();
+        boolean skipped = next.isEmpty() || gapEnd.isBefore(next.get());
+        boolean matches = executionTime.isMatch(transition.getDateTimeAfter().atZone(ZoneOffset.UTC));
+        return skipped && matches ? Optional.of(gapEnd) : Optional.empty();
     }
 
     /**
