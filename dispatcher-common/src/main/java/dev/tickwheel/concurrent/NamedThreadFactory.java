@@ -30,8 +30,8 @@ public final class NamedThreadFactory implements ThreadFactory {
     public NamedThreadFactory(String role, boolean daemon) {
         Objects.requireNonNull(role, "role");
         if (!ROLE.matcher(role).matches()) {
-            throw new IllegalArgumentException(
-                    "role must be letters, digits, '.', '_' or '-' (starting with a letter or digit), got '" + role + "'");
+            throw new IllegalArgumentException("role must be letters, digits, '.', '_' or '-'"
+                    + " (starting with a letter or digit), got '" + role + "'");
         }
         this.prefix = "tickwheel-" + role + "-";
         this.daemon = daemon;

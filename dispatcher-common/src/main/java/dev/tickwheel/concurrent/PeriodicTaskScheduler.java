@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  *
  * <p>Caveats: a run that takes longer than the period delays the next one (the executor never overlaps runs
  * of one task); a task that never returns occupies a thread for good. A task name can be reused only after
- * its previous schedule was cancelled; the counters then start again from zero.
+ * its previous schedule was cancelled; the counters then start again from zero. Counters of a cancelled task
+ * stay in {@link #stats()} until its name is reused, so use a fixed set of names, not one per job.
  */
 public final class PeriodicTaskScheduler implements AutoCloseable {
 
@@ -90,7 +91,8 @@ public final class PeriodicTaskScheduler implements AutoCloseable {
      * @throws IllegalArgumentException         if the name is blank or in use, or a duration is out of range
      * @throws RejectedExecutionException       if the scheduler is closed
      */
-    public ScheduledFuture<?> scheduleWithFixedDelay(String name, Runnable task, Duration initialDelay, Duration delay) {
+    public ScheduledFuture<?> scheduleWithFixedDelay(String name, Runnable task, Duration initialDelay,
+                                                     Duration delay) {
         requireNotNegative("initialDelay", initialDelay);
         requirePositive("delay", delay);
         GuardedPeriodicTask guarded = register(name, task);

@@ -5,6 +5,7 @@ import com.cronutils.model.time.ExecutionTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.zone.ZoneOffsetTransition;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ import java.util.Optional;
  *   spring forward 03-29 02:00 -> 03:00   local 02:00..02:59 does not exist.
  *     "0 30 2 * * ?"   no trigger that day: 03-28 02:30+01, then 03-30 02:30+02.
  *     "0 0/15 * * * ?" 01:45+01 is followed by 03:00+02.
+ *     A local time equal to the end of the gap exists and fires (03:00+02 here; 02:30+11 on Lord Howe
+ *     Island, whose gap is 02:00 -> 02:30 and where cron-utils alone would skip it).
  *
  *   fall back 10-25 03:00 -> 02:00        local 02:00..02:59 happens twice (+02, then +01).
  *     "0 30 2 * * ?"   fires once, at the first 02:30 (00:30Z); the next trigger is 10-26 02:30+01.
@@ -39,7 +42,7 @@ import java.util.Optional;
  * <p>Caveats: a query inside an overlap costs one cron-utils step per trigger in the overlap (3 600 for a
  * cron every second, about 60 ms), once per query. An expression that can never fire (Feb 30, the sixth
  * Monday) is rejected when parsed; one whose last trigger is in the past (year 2020) is accepted and simply
- * has no next trigger.
+ * has no next trigger. Parsing such a never-firing expression walks cron-utils through 1970–2099, about 50 ms.
  */
 public final class CronSchedule implements PlannedExpression {
 
@@ -111,7 +114,7 @@ public final class CronSchedule implements PlannedExpression {
     /** Steps trigger to trigger, so the whole window costs one cron-utils call per trigger. */
     @Override
     public List<Instant> triggersIn(Instant fromExclusive, Instant toInclusive, int maxCount) {
-        PlannedExpression.checkWindow(fromExclusive, toInclusive, maxCount);
+        SupportedRange.checkWindow(fromExclusive, toInclusive, maxCount);
         List<Instant> triggers = new ArrayList<>(Math.min(maxCount, 64));
         Optional<Instant> next = nextAfter(fromExclusive);
         while (next.isPresent() && !next.get().isAfter(toInclusive) && triggers.size() < maxCount) {
@@ -135,7 +138,24 @@ public final class CronSchedule implements PlannedExpression {
             throw new IllegalStateException("cron-utils returned " + next.get() + ", not after " + from
                     + ", for '" + expression + "' in " + zone);
         }
-        return next.filter(SupportedRange::beforeEnd);
+        Optional<Instant> gapEnd = matchingGapEndBetween(from, next);
+        return (gapEnd.isPresent() ? gapEnd : next).filter(SupportedRange::beforeEnd);
+    }
+
+    /**
+     * cron-utils steps over a match that lies exactly on the end of a spring-forward gap when the gap is not a
+     * whole hour (Australia/Lord_Howe, 02:00 -> 02:30: a daily 02:30 is skipped although 02:30 exists). The
+     * local fields are checked in UTC, where no gap exists, so the check does not inherit that bug.
+     */
+    private Optional<Instant> matchingGapEndBetween(Instant from, Optional<Instant> next) {
+        ZoneOffsetTransition transition = zone.getRules().nextTransition(from);
+        if (transition == null || !transition.isGap()) {
+            return Optional.empty();
+        }
+        Instant gapEnd = transition.getInstant();
+        boolean skipped = next.isEmpty() || gapEnd.isBefore(next.get());
+        boolean matches = executionTime.isMatch(transition.getDateTimeAfter().atZone(ZoneOffset.UTC));
+        return skipped && matches ? Optional.of(gapEnd) : Optional.empty();
     }
 
     /**

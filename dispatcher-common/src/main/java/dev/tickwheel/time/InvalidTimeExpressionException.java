@@ -6,7 +6,8 @@ import java.util.Objects;
  * A schedule that cannot be accepted: a bad cron, an unknown zone, a period out of bounds, a field that does
  * not belong to the schedule type. The message is written for the person who sent the schedule and says which
  * field is wrong and why, so an HTTP layer can return it as is, e.g.
- * {@code {"error":"invalid_schedule","field":"expression","message":"cron field 'day-of-week': 8 is out of range 1-7"}}.
+ * {@code {"error":"invalid_schedule","field":"expression",
+ * "message":"cron field 'day-of-week': 8 is out of range 1-7"}}.
  *
  * <p>Immutable.
  */
@@ -35,7 +36,10 @@ public final class InvalidTimeExpressionException extends IllegalArgumentExcepti
         this.field = Objects.requireNonNull(field, "field");
     }
 
-    /** The wire name of the offending field: {@code type}, {@code expression}, {@code zoneId}, {@code periodMs}, {@code delayMs} or {@code at}. */
+    /**
+     * The wire name of the offending field: {@code type}, {@code expression}, {@code zoneId}, {@code periodMs},
+     * {@code delayMs} or {@code at}.
+     */
     public String field() {
         return field;
     }

@@ -3,7 +3,6 @@ package dev.tickwheel.time;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -32,7 +31,7 @@ public sealed interface PlannedExpression extends TimeExpression
      * @throws IllegalArgumentException if {@code maxCount < 1} or the window is reversed
      */
     default List<Instant> triggersIn(Instant fromExclusive, Instant toInclusive, int maxCount) {
-        checkWindow(fromExclusive, toInclusive, maxCount);
+        SupportedRange.checkWindow(fromExclusive, toInclusive, maxCount);
         List<Instant> triggers = new ArrayList<>(Math.min(maxCount, 64));
         Optional<Instant> next = nextAfter(fromExclusive);
         while (next.isPresent() && !next.get().isAfter(toInclusive) && triggers.size() < maxCount) {
@@ -40,18 +39,5 @@ public sealed interface PlannedExpression extends TimeExpression
             next = nextAfter(next.get());
         }
         return List.copyOf(triggers);
-    }
-
-    /** Validates the arguments of {@link #triggersIn}; shared with the implementations that override it. */
-    static void checkWindow(Instant fromExclusive, Instant toInclusive, int maxCount) {
-        Objects.requireNonNull(fromExclusive, "fromExclusive");
-        Objects.requireNonNull(toInclusive, "toInclusive");
-        if (maxCount < 1) {
-            throw new IllegalArgumentException("maxCount must be at least 1, got " + maxCount);
-        }
-        if (toInclusive.isBefore(fromExclusive)) {
-            throw new IllegalArgumentException(
-                    "toInclusive " + toInclusive + " is before fromExclusive " + fromExclusive);
-        }
     }
 }

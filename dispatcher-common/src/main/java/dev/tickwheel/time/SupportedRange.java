@@ -2,10 +2,12 @@ package dev.tickwheel.time;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 
 /**
  * Range checks shared by the schedule records: instants inside the supported range, durations inside their
- * bounds. Package-private; every failure is an {@link InvalidTimeExpressionException} naming the wire field.
+ * bounds. Package-private; a bad schedule field is an {@link InvalidTimeExpressionException} naming the wire field, a bad
+ * query window a plain {@link IllegalArgumentException}.
  *
  * <p>Stateless; thread-safe.
  */
@@ -20,8 +22,8 @@ final class SupportedRange {
             throw new InvalidTimeExpressionException(field, field + " is required");
         }
         if (value.isBefore(TimeExpression.EARLIEST_SUPPORTED) || !value.isBefore(TimeExpression.LATEST_SUPPORTED)) {
-            throw new InvalidTimeExpressionException(field, field + " must be in [" + TimeExpression.EARLIEST_SUPPORTED
-                    + ", " + TimeExpression.LATEST_SUPPORTED + "), got " + value);
+            throw new InvalidTimeExpressionException(field, field + " must be in ["
+                    + TimeExpression.EARLIEST_SUPPORTED + ", " + TimeExpression.LATEST_SUPPORTED + "), got " + value);
         }
         return value;
     }
@@ -41,7 +43,8 @@ final class SupportedRange {
     /** Milliseconds if they represent the value exactly, else the ISO form (a sub-millisecond duration). */
     private static String describeMs(Duration value) {
         try {
-            return Duration.ofMillis(value.toMillis()).equals(value) ? Long.toString(value.toMillis()) : value.toString();
+            long valueMs = value.toMillis();
+            return Duration.ofMillis(valueMs).equals(value) ? Long.toString(valueMs) : value.toString();
         } catch (ArithmeticException tooLarge) {
             return value.toString();
         }
@@ -50,6 +53,19 @@ final class SupportedRange {
     /** Whether a query instant is at or past the end of the supported range, so that no trigger follows it. */
     static boolean atOrPastEnd(Instant after) {
         return !after.isBefore(TimeExpression.LATEST_SUPPORTED);
+    }
+
+    /** Validates the arguments of {@link PlannedExpression#triggersIn}. */
+    static void checkWindow(Instant fromExclusive, Instant toInclusive, int maxCount) {
+        Objects.requireNonNull(fromExclusive, "fromExclusive");
+        Objects.requireNonNull(toInclusive, "toInclusive");
+        if (maxCount < 1) {
+            throw new IllegalArgumentException("maxCount must be at least 1, got " + maxCount);
+        }
+        if (toInclusive.isBefore(fromExclusive)) {
+            throw new IllegalArgumentException(
+                    "toInclusive " + toInclusive + " is before fromExclusive " + fromExclusive);
+        }
     }
 
     /** Whether an instant lies before the end of the supported range. */

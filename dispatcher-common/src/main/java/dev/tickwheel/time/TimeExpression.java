@@ -9,10 +9,13 @@ import java.util.Optional;
  * <table>
  *   <caption>What {@link #nextAfter(Instant)} means for each kind</caption>
  *   <tr><th>kind</th><th>{@code after} is</th><th>returns</th></tr>
- *   <tr><td>{@link CronSchedule}</td><td>any instant</td><td>the first cron match strictly after it</td></tr>
- *   <tr><td>{@link FixedRateSchedule}</td><td>any instant</td><td>the first {@code start + k * period} strictly after it</td></tr>
+ *   <tr><td>{@link CronSchedule}</td><td>any instant</td>
+ *       <td>the first cron match strictly after it</td></tr>
+ *   <tr><td>{@link FixedRateSchedule}</td><td>any instant</td>
+ *       <td>the first {@code start + k * period} strictly after it</td></tr>
  *   <tr><td>{@link OneShotSchedule}</td><td>any instant</td><td>{@code at} if {@code after < at}, else empty</td></tr>
- *   <tr><td>{@link FixedDelaySchedule}</td><td>the previous instance's completion</td><td>{@code completion + delay}</td></tr>
+ *   <tr><td>{@link FixedDelaySchedule}</td><td>the previous instance's completion</td>
+ *       <td>{@code completion + delay}</td></tr>
  *   <tr><td>{@link ApiSchedule}</td><td>ignored</td><td>always empty</td></tr>
  * </table>
  *

@@ -99,8 +99,8 @@ public final class TimeExpressionParser {
             return ZoneId.of(zoneId.trim());
         } catch (DateTimeException unknown) {
             throw new InvalidTimeExpressionException(ScheduleSpec.FIELD_ZONE_ID, "zoneId '" + zoneId
-                    + "' is not a known time zone (expected a region such as Europe/Berlin, or an offset such as +02:00)",
-                    unknown);
+                    + "' is not a known time zone (expected a region such as Europe/Berlin,"
+                    + " or an offset such as +02:00)", unknown);
         }
     }
 

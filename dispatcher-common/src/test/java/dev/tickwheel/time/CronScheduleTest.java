@@ -137,6 +137,17 @@ class CronScheduleTest {
     }
 
     @Test
+    void nextAfter_springForwardMatchOnGapEnd_firesAtTheGapEnd() {
+        CronSchedule berlin0300 = CronSchedule.parse("0 0 3 * * ?", BERLIN);
+        CronSchedule lordHowe0230 = CronSchedule.parse("0 30 2 * * ?", ZoneId.of("Australia/Lord_Howe"));
+
+        // Berlin 02:00 -> 03:00 on 03-29; Lord Howe 02:00 -> 02:30 (+10:30 -> +11:00) on 10-04.
+        assertEquals(Optional.of(at("2026-03-29T01:00:00Z")), berlin0300.nextAfter(at("2026-03-28T12:00:00Z")));
+        assertEquals(Optional.of(at("2026-10-03T15:30:00Z")), lordHowe0230.nextAfter(at("2026-10-02T16:00:00Z")));
+        assertEquals(Optional.of(at("2026-10-04T15:30:00Z")), lordHowe0230.nextAfter(at("2026-10-03T15:30:00Z")));
+    }
+
+    @Test
     void triggersIn_fallBackDaily0230_firesOnceAtTheFirstPass() {
         CronSchedule cron = CronSchedule.parse("0 30 2 * * ?", BERLIN);
 
