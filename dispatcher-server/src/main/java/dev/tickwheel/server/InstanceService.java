@@ -40,6 +40,11 @@ public final class InstanceService {
         return instances.get(instanceId);
     }
 
+    /** Instances per status, for health and the dashboard. */
+    public java.util.Map<InstanceStatus, Long> countByStatus() {
+        return instances.countByStatus();
+    }
+
     public Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit) {
         return instances.list(jobId, status, afterId, limit);
     }

@@ -76,7 +76,7 @@ public final class JdbcStores implements AutoCloseable {
 
     private static HikariConfig hikariConfig(JdbcStoreConfig config) {
         HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(config.jdbcUrl());
+        hikari.setJdbcUrl(durableUrl(config.jdbcUrl()));
         if (config.username() != null) {
             hikari.setUsername(config.username());
         }
@@ -121,5 +121,18 @@ public final class JdbcStores implements AutoCloseable {
             dataSource.close();
             log.info("Store closed: dialect={}", dialect.name());
         }
+    }
+
+    /**
+     * H2 writes committed changes to its file up to 500 ms later by default (WRITE_DELAY), so a killed process can
+     * forget a claim it had committed and dispatch the instance again after a restart. The store is the source of
+     * truth: unless the URL sets it, commits are written at once.
+     */
+    static String durableUrl(String jdbcUrl) {
+        boolean h2File = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:mem:");
+        if (h2File && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("WRITE_DELAY")) {
+            return jdbcUrl + ";WRITE_DELAY=0";
+        }
+        return jdbcUrl;
     }
 }
