@@ -14,6 +14,7 @@ import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.time.FixedDelaySchedule;
 import dev.tickwheel.time.OneShotSchedule;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
@@ -58,7 +59,9 @@ public final class JobService {
         Objects.requireNonNull(spec, "spec");
         Instant now = clock.instant();
         TimeExpression expression = parser.parse(spec.schedule());
-        Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), spec.schedule(), spec.target(), spec.params(),
+        // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
+        Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
+                spec.params(),
                 spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), firstTrigger(expression, now)));
         loader.loadJob(job);
         return jobs.get(job.id()).orElse(job);
@@ -83,7 +86,7 @@ public final class JobService {
                     .withTarget(spec.target())
                     .withPolicies(spec.params(), spec.misfirePolicy(), spec.retryPolicy())
                     .withEnabled(spec.enabled())
-                    .withSchedule(spec.schedule(), firstTrigger(expression, clock.instant()));
+                    .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
                 catalog.invalidate(jobId);

@@ -208,7 +208,7 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         notRun.forEach(TimerFuture::cancel);
         // Instances caught between the wheels (a hand-off refused because the precise wheel had stopped).
         cargo.drain().forEach(WheelTimeout::cancel);
-        log.info("instance time wheel closed; {} pending instances cancelled", notRun.size());
+        log.info("instance time wheel closed; {} timers released", notRun.size());
     }
 
     private void handOff(WheelTimeout timeout) {
