@@ -18,7 +18,7 @@ import java.util.UUID;
  *
  * <p>Not thread-safe: confined to a test class's lifecycle methods.
  */
-final class PostgresTestDatabase {
+public final class PostgresTestDatabase {
 
     static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
     static final String START_COMMAND = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
@@ -32,7 +32,7 @@ final class PostgresTestDatabase {
     }
 
     /** Connects to the test server and creates a fresh schema, or fails the test saying why and what to do. */
-    static PostgresTestDatabase createSchema() {
+    public static PostgresTestDatabase createSchema() {
         String env = System.getenv("TICKWHEEL_TEST_PG_URL");
         String url = env == null || env.isBlank() ? DEFAULT_URL : env;
         String schema = "tw_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16)
@@ -55,11 +55,11 @@ final class PostgresTestDatabase {
     }
 
     /** The URL of this schema: the server URL with {@code currentSchema} set. */
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return serverUrl + (serverUrl.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
 
-    void dropSchema() throws SQLException {
+    public void dropSchema() throws SQLException {
         execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 

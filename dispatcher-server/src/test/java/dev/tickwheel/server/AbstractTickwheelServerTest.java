@@ -17,7 +17,6 @@ import dev.tickwheel.time.ScheduleSpec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,15 +26,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** The engine end to end on an embedded H2 file store: jobs, dispatch, retries, cancellation, targets. */
-class TickwheelServerTest {
+/**
+ * The engine end to end on a real store: jobs, dispatch, retries, cancellation, targets. One subclass per database.
+ */
+abstract class AbstractTickwheelServerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @TempDir
-    Path dataDir;
+    /** The store for one test; called once per test. */
+    abstract String jdbcUrl();
 
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final AtomicInteger flakyFailuresLeft = new AtomicInteger();
@@ -44,7 +44,7 @@ class TickwheelServerTest {
     @BeforeEach
     void start() {
         server = TickwheelServer.builder()
-                .jdbcUrl("jdbc:h2:file:" + dataDir.resolve("tw").toAbsolutePath())
+                .jdbcUrl(jdbcUrl())
                 .handler("count", ctx -> calls.computeIfAbsent("count", k -> new AtomicInteger()).incrementAndGet())
                 .handler("flaky", ctx -> {
                     calls.computeIfAbsent("flaky", k -> new AtomicInteger()).incrementAndGet();
@@ -56,9 +56,14 @@ class TickwheelServerTest {
                 .start();
     }
 
+    /** Called after the server of a test has closed; drops what {@link #jdbcUrl()} created. */
+    void dropStore() throws Exception {
+    }
+
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         server.close();
+        dropStore();
     }
 
     private int calls(String handler) {
