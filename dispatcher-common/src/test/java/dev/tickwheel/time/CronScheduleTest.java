@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CronScheduleTest {
 
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
-    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00.500Z"));
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00.500Z"));
 
     private static Instant at(String iso) {
         return Instant.parse(iso);

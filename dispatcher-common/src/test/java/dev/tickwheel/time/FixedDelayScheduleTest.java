@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class FixedDelayScheduleTest {
 
-    private final ManualClock clock = new ManualClock(Instant.parse("2026-05-01T10:00:00Z"));
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-05-01T10:00:00Z"));
 
     @Test
     void nextAfter_previousCompletion_addsTheDelay() {

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class FixedRateScheduleTest {
 
     private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
-    private final ManualClock clock = new ManualClock(START);
+    private final SettableClock clock = new SettableClock(START);
 
     @Test
     void nextAfter_beforeStart_returnsStart() {

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class MisfireResolverTest {
 
-    private final ManualClock clock = new ManualClock(Instant.parse("2026-04-01T12:00:07Z"));
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-04-01T12:00:07Z"));
     private final MisfireResolver resolver = new MisfireResolver(3);
     /** Every 2 s; the server was down from 12:00:00, so 12:00:00 .. 12:00:06 were missed. */
     private final CronSchedule every2s = CronSchedule.parse("0/2 * * * * ?", ZoneOffset.UTC);

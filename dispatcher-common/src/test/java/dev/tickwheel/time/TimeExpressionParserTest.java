@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class TimeExpressionParserTest {
 
-    private final ManualClock clock = new ManualClock(Instant.parse("2026-02-03T04:05:06.789123Z"));
+    private final SettableClock clock = new SettableClock(Instant.parse("2026-02-03T04:05:06.789123Z"));
     private final TimeExpressionParser parser = new TimeExpressionParser(clock);
 
     private InvalidTimeExpressionException failure(ScheduleSpec spec) {

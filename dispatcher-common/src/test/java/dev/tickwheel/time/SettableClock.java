@@ -13,19 +13,19 @@ import java.util.Objects;
  *
  * <p>Thread-safe: the instant is volatile so that a test thread's {@link #set} is seen by the code under test.
  */
-public final class ManualClock extends Clock {
+public final class SettableClock extends Clock {
 
     /** Written by the test thread, read by the code under test on any thread. */
     private volatile Instant now;
     private final ZoneId zone;
 
     /** A clock at {@code start} in UTC. */
-    public ManualClock(Instant start) {
+    public SettableClock(Instant start) {
         this(start, ZoneOffset.UTC);
     }
 
     /** A clock at {@code start} in {@code zone}. */
-    public ManualClock(Instant start, ZoneId zone) {
+    public SettableClock(Instant start, ZoneId zone) {
         this.now = Objects.requireNonNull(start, "start");
         this.zone = Objects.requireNonNull(zone, "zone");
     }
@@ -53,6 +53,6 @@ public final class ManualClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId newZone) {
-        return new ManualClock(now, newZone);
+        return new SettableClock(now, newZone);
     }
 }
