@@ -1,6 +1,6 @@
 package dev.tickwheel.id;
 
-import dev.tickwheel.time.ManualClock;
+import dev.tickwheel.time.SettableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
@@ -31,7 +31,7 @@ class SnowflakeIdGeneratorStressTest {
 
     @Test
     void nextId_8ThreadsOnAFrozenClock_allUniqueByBorrowingMilliseconds() throws Exception {
-        ManualClock frozen = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        SettableClock frozen = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
 
         long[] all = assertUniqueAndMonotonic(new SnowflakeIdGenerator(5, frozen));
 
@@ -42,7 +42,7 @@ class SnowflakeIdGeneratorStressTest {
 
     @Test
     void nextId_8ThreadsWhileTheClockJumpsBackAndForth_allUnique() throws Exception {
-        ManualClock jumpy = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        SettableClock jumpy = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
         SnowflakeIdGenerator generator = new SnowflakeIdGenerator(9, jumpy);
         Thread jumper = new Thread(() -> {
             for (int i = 0; i < 20_000 && !Thread.currentThread().isInterrupted(); i++) {

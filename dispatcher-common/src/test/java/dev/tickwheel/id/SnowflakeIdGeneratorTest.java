@@ -1,6 +1,6 @@
 package dev.tickwheel.id;
 
-import dev.tickwheel.time.ManualClock;
+import dev.tickwheel.time.SettableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SnowflakeIdGeneratorTest {
 
     private static final Instant NOW = Instant.parse("2026-01-01T00:00:00.001Z");
-    private final ManualClock clock = new ManualClock(NOW);
+    private final SettableClock clock = new SettableClock(NOW);
 
     @Test
     void nextId_firstCall_encodesClockNodeAndSequenceZero() {
