@@ -1073,4 +1073,36 @@ abstract class AbstractStoreContractTest {
             assertEquals(InstanceStatus.CANCELLED, instances.get(id).orElseThrow().status());
         }
     }
+
+    @Test
+    void delete_racesClaimsOfItsInstances_eachInstanceEitherClaimedOrCancelledNeverBoth() throws Exception {
+        Job job = insertJob(START);
+        List<NewInstance> batch = IntStream.range(0, 300)
+                .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
+        instances.createInstancesAndAdvanceJob(job.id(), START, null, batch);
+        List<Long> ids = batch.stream().map(NewInstance::id).toList();
+        Set<Long> claimed = ConcurrentHashMap.newKeySet();
+        List<JobDeletion> deletion = new CopyOnWriteArrayList<>();
+
+        race(2, racer -> {
+            if (racer == 0) {
+                for (long id : ids) {
+                    if (instances.claim(id, START)) {
+                        claimed.add(id);
+                    }
+                }
+            } else {
+                deletion.add(jobs.delete(job.id()));
+            }
+        });
+
+        Set<Long> cancelled = Set.copyOf(deletion.get(0).cancelledInstanceIds());
+        for (long id : ids) {
+            InstanceStatus status = instances.get(id).orElseThrow().status();
+            assertTrue(claimed.contains(id) != cancelled.contains(id), "instance " + id);
+            assertEquals(claimed.contains(id) ? InstanceStatus.DISPATCHING : InstanceStatus.CANCELLED, status,
+                    "instance " + id);
+        }
+    }
 }
+
