@@ -193,9 +193,7 @@ final class JdbcJobStore implements JobStore {
                 int i = 1;
                 ps.setLong(i++, until.toEpochMilli());
                 if (after != null) {
-                    long cursorMs = after.nextTriggerTime().toEpochMilli();
-                    ps.setLong(i++, cursorMs);
-                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, after.nextTriggerTime().toEpochMilli());
                     ps.setLong(i++, after.jobId());
                 }
                 ps.setInt(i, limit);
