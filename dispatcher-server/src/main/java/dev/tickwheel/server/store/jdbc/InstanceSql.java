@@ -55,6 +55,10 @@ final class InstanceSql {
     static final String CANCEL_ALL_OF_JOB = "UPDATE tw_instance SET status = ?, updated_at_ms = ?"
             + " WHERE job_id = ? AND status = ?";
 
+    /** Parameters: job id, status. */
+    static final String SELECT_IDS_OF_JOB_IN_STATUS = "SELECT id FROM tw_instance WHERE job_id = ? AND status = ?"
+            + " ORDER BY id";
+
     /** Parameters: id. */
     static final String SELECT_STATUS = "SELECT status FROM tw_instance WHERE id = ?";
 
@@ -72,7 +76,9 @@ final class InstanceSql {
     static final String COUNT_BY_STATUS = "SELECT status, COUNT(*) AS n FROM tw_instance GROUP BY status";
 
     final String insertScheduledIfAbsent;
+    /** {@link #CLAIM_ALL} returning the claimed ids, or null if the dialect has no safe way (then: row by row). */
     final String claimAllReturningIds;
+    /** {@link #CANCEL_ALL_OF_JOB} returning the cancelled ids, or null as above. */
     final String cancelAllOfJobReturningIds;
 
     InstanceSql(SqlDialect dialect) {

@@ -76,11 +76,22 @@ final class InstanceTransitions {
 
     private Set<Long> claimChunk(List<Long> ids, Instant now) {
         InstanceTransition t = InstanceTransition.CLAIM;
+        long nowMs = now.toEpochMilli();
+        if (sql.claimAllReturningIds == null) {
+            return runner.inTransaction("claim " + ids.size() + " instances", connection ->
+                    RowByRowCas.apply(connection, ids, InstanceSql.CLAIM, (ps, id) -> {
+                        ps.setString(1, t.to().name());
+                        ps.setLong(2, nowMs);
+                        ps.setLong(3, nowMs);
+                        ps.setLong(4, id);
+                        ps.setString(5, t.from().name());
+                    }));
+        }
         return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningIds)) {
                 ps.setString(1, t.to().name());
-                ps.setLong(2, now.toEpochMilli());
-                ps.setLong(3, now.toEpochMilli());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, nowMs);
                 ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
                 ps.setString(5, t.from().name());
                 Set<Long> claimed = new HashSet<>();
@@ -138,12 +149,11 @@ final class InstanceTransitions {
      * instance waiting again (it was dispatching at the CAS and has since been sent back for a retry) tries again.
      */
     CancelOutcome cancel(long instanceId) {
-        InstanceStatus seen = InstanceStatus.DISPATCHING;
         for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
             if (cancelIfWaiting(instanceId)) {
                 return CancelOutcome.CANCELLED;
             }
-            seen = readStatus(instanceId);
+            InstanceStatus seen = readStatus(instanceId);
             if (seen == null) {
                 return CancelOutcome.UNKNOWN;
             }

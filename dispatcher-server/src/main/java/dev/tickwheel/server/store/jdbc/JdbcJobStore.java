@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
@@ -110,18 +111,44 @@ final class JdbcJobStore implements JobStore {
     }
 
     private List<Long> cancelWaitingInstances(Connection connection, long jobId, long nowMs) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(instanceSql.cancelAllOfJobReturningIds)) {
-            ps.setString(1, InstanceTransition.CANCEL.to().name());
-            ps.setLong(2, nowMs);
-            ps.setLong(3, jobId);
-            ps.setString(4, InstanceTransition.CANCEL.from().name());
+        InstanceTransition t = InstanceTransition.CANCEL;
+        List<Long> ids = new ArrayList<>();
+        if (instanceSql.cancelAllOfJobReturningIds == null) {
+            List<Long> waiting = selectIds(connection, jobId, t.from());
+            ids.addAll(RowByRowCas.apply(connection, waiting, InstanceSql.CANCEL, (ps, id) -> {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, id);
+                ps.setString(4, t.from().name());
+            }));
+        } else {
+            try (PreparedStatement ps = connection.prepareStatement(instanceSql.cancelAllOfJobReturningIds)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, jobId);
+                ps.setString(4, t.from().name());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    private static List<Long> selectIds(Connection connection, long jobId, InstanceStatus status)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_IDS_OF_JOB_IN_STATUS)) {
+            ps.setLong(1, jobId);
+            ps.setString(2, status.name());
             List<Long> ids = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getLong(1));
                 }
             }
-            ids.sort(null);
             return ids;
         }
     }
@@ -166,9 +193,7 @@ final class JdbcJobStore implements JobStore {
                 int i = 1;
                 ps.setLong(i++, until.toEpochMilli());
                 if (after != null) {
-                    long cursorMs = after.nextTriggerTime().toEpochMilli();
-                    ps.setLong(i++, cursorMs);
-                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, after.nextTriggerTime().toEpochMilli());
                     ps.setLong(i++, after.jobId());
                 }
                 ps.setInt(i, limit);

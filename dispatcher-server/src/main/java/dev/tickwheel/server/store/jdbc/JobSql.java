@@ -54,11 +54,13 @@ final class JobSql {
             + " ORDER BY next_trigger_time_ms, id LIMIT ?";
 
     /**
-     * Parameters: until, cursor time, cursor time, cursor id, limit. Keyset paging: rows strictly after
-     * (cursor time, cursor id) in (next_trigger_time_ms, id) order.
+     * Parameters: until, cursor time, cursor id, limit. Keyset paging: rows strictly after (cursor time, cursor id)
+     * in (next_trigger_time_ms, id) order. Written as a row-value comparison because both databases turn that into
+     * the start of an index range; the equivalent {@code a > ? OR (a = ? AND id > ?)} made both scan the due range
+     * from its beginning and filter, so each page cost more than the one before.
      */
     static final String SELECT_DUE_AFTER = "SELECT " + COLUMNS + " FROM tw_job"
             + " WHERE enabled = TRUE AND next_trigger_time_ms <= ?"
-            + " AND (next_trigger_time_ms > ? OR (next_trigger_time_ms = ? AND id > ?))"
+            + " AND (next_trigger_time_ms, id) > (?, ?)"
             + " ORDER BY next_trigger_time_ms, id LIMIT ?";
 }

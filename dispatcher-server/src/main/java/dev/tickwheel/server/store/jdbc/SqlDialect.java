@@ -23,8 +23,10 @@ public interface SqlDialect {
     String insertIfAbsent(String table, List<String> columns, List<String> keyColumns);
 
     /**
-     * Wraps a single {@code UPDATE} so that executing it as a query returns the {@code id} of every row it
-     * changed. Parameters stay in the order of {@code updateSql}.
+     * Wraps a single compare-and-set {@code UPDATE} so that executing it as a query returns the {@code id} of every
+     * row it changed, or returns null if this database cannot do that safely under concurrency. Parameters stay in
+     * the order of {@code updateSql}. When null, the store changes a set of rows with one compare-and-set per row
+     * instead ({@link RowByRowCas}).
      */
     String updateReturningIds(String updateSql);
 

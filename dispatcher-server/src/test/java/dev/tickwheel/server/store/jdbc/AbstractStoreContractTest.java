@@ -29,12 +29,21 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -890,4 +899,210 @@ abstract class AbstractStoreContractTest {
         assertEquals(Map.of(InstanceStatus.WAITING, 2L, InstanceStatus.DISPATCHING, 0L,
                 InstanceStatus.SUCCEEDED, 0L, InstanceStatus.FAILED, 1L, InstanceStatus.CANCELLED, 0L), counts);
     }
+
+    // ---------------------------------------------------------------- races
+
+    private static final int RACERS = 8;
+
+    /** Runs {@code task(racer)} on {@link #RACERS} threads released together; rethrows the first failure. */
+    private static void race(int racers, IntConsumerWithException task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(racers);
+        try {
+            CyclicBarrier start = new CyclicBarrier(racers);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int r = 0; r < racers; r++) {
+                int racer = r;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    task.accept(racer);
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @FunctionalInterface
+    interface IntConsumerWithException {
+        void accept(int value) throws Exception;
+    }
+
+    private List<Long> createWaitingInstances(int count) {
+        Job job = insertJob(START);
+        List<NewInstance> batch = IntStream.range(0, count)
+                .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
+        assertTrue(instances.createInstancesAndAdvanceJob(job.id(), START, null, batch).advanced());
+        return batch.stream().map(NewInstance::id).toList();
+    }
+
+    @Test
+    void claim_8ThreadsRaceForSame1000Instances_eachClaimedExactlyOnce() throws Exception {
+        List<Long> ids = createWaitingInstances(1_000);
+        Map<Long, Integer> wins = new ConcurrentHashMap<>();
+        long startNanos = System.nanoTime();
+
+        race(RACERS, racer -> {
+            List<Long> order = new ArrayList<>(ids);
+            Collections.shuffle(order, new Random(racer));
+            for (long id : order) {
+                if (instances.claim(id, START)) {
+                    wins.merge(id, 1, Integer::sum);
+                }
+            }
+        });
+
+        System.out.printf("%s: 8 threads raced claim() over 1000 instances in %d ms%n",
+                getClass().getSimpleName(), (System.nanoTime() - startNanos) / 1_000_000);
+        assertEquals(Set.copyOf(ids), wins.keySet());
+        assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
+        assertEquals(1_000L, instances.countByStatus().get(InstanceStatus.DISPATCHING));
+        assertTrue(instances.findDispatching(0, 1_000).stream().allMatch(i -> i.attempt() == 1));
+    }
+
+    @Test
+    void claimAll_8ThreadsRaceOverlappingBatches_eachClaimedExactlyOnce() throws Exception {
+        List<Long> ids = createWaitingInstances(1_000);
+        Map<Long, Integer> wins = new ConcurrentHashMap<>();
+
+        race(RACERS, racer -> {
+            List<Long> order = new ArrayList<>(ids);
+            Collections.shuffle(order, new Random(100 + racer));
+            for (int from = 0; from < order.size(); from += 50) {
+                for (long id : instances.claimAll(order.subList(from, from + 50), START)) {
+                    wins.merge(id, 1, Integer::sum);
+                }
+            }
+        });
+
+        assertEquals(Set.copyOf(ids), wins.keySet());
+        assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
+        assertTrue(instances.findDispatching(0, 1_000).stream().allMatch(i -> i.attempt() == 1));
+    }
+
+    @Test
+    void cancel_racesClaimOnSameInstances_neverBothAndAnswersAgree() throws Exception {
+        List<Long> ids = createWaitingInstances(500);
+        Map<Long, Boolean> claimed = new ConcurrentHashMap<>();
+        Map<Long, CancelOutcome> cancelled = new ConcurrentHashMap<>();
+
+        race(2, racer -> {
+            for (long id : ids) {
+                if (racer == 0) {
+                    claimed.put(id, instances.claim(id, START));
+                } else {
+                    cancelled.put(id, instances.cancel(id));
+                }
+            }
+        });
+
+        int claimWins = 0;
+        for (long id : ids) {
+            boolean claimWon = claimed.get(id);
+            CancelOutcome cancel = cancelled.get(id);
+            InstanceStatus status = instances.get(id).orElseThrow().status();
+            if (claimWon) {
+                claimWins++;
+                assertEquals(CancelOutcome.ALREADY_DISPATCHED, cancel, "instance " + id);
+                assertEquals(InstanceStatus.DISPATCHING, status, "instance " + id);
+            } else {
+                assertEquals(CancelOutcome.CANCELLED, cancel, "instance " + id);
+                assertEquals(InstanceStatus.CANCELLED, status, "instance " + id);
+            }
+        }
+        System.out.printf("%s: cancel vs claim on 500 instances: %d claimed, %d cancelled%n",
+                getClass().getSimpleName(), claimWins, 500 - claimWins);
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_twoLoadersRaceForSameWindow_oneAdvancesAndNoDuplicates() throws Exception {
+        int jobCount = 50;
+        List<Job> raced = IntStream.range(0, jobCount).mapToObj(i -> insertJob(START)).toList();
+        List<Instant> window = List.of(START, START.plusSeconds(2), START.plusSeconds(4));
+        Map<Long, Integer> advances = new ConcurrentHashMap<>();
+
+        race(2, racer -> {
+            for (Job job : raced) {
+                List<NewInstance> batch = window.stream().map(t -> newInstance(job.id(), t)).toList();
+                AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START,
+                        START.plusSeconds(6), batch);
+                if (result.advanced()) {
+                    assertEquals(batch, result.created());
+                    advances.merge(job.id(), 1, Integer::sum);
+                }
+            }
+        });
+
+        for (Job job : raced) {
+            assertEquals(1, advances.get(job.id()), "advances of job " + job.id());
+            List<Instance> created = instances.list(job.id(), null, 0, 100).items();
+            assertEquals(window.stream().map(t -> Instant.ofEpochMilli(t.toEpochMilli())).toList(),
+                    created.stream().map(Instance::scheduledTriggerTime).sorted().toList());
+            assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
+        }
+    }
+
+    @Test
+    void delete_racesOnDemandInserts_leavesNoWaitingInstanceOfDeletedJob() throws Exception {
+        List<Job> doomed = IntStream.range(0, 50).mapToObj(i -> insertJob(null)).toList();
+        List<Long> inserted = new CopyOnWriteArrayList<>();
+
+        race(2, racer -> {
+            for (Job job : doomed) {
+                if (racer == 0) {
+                    jobs.delete(job.id());
+                } else {
+                    try {
+                        inserted.add(instances.insertInstance(newInstance(job.id(), START)).id());
+                    } catch (IllegalArgumentException jobAlreadyGone) {
+                        // the delete won: nothing was written
+                    }
+                }
+            }
+        });
+
+        for (Job job : doomed) {
+            assertTrue(jobs.get(job.id()).isEmpty());
+            assertTrue(instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().isEmpty(),
+                    "waiting instance left for deleted job " + job.id());
+        }
+        for (long id : inserted) {
+            assertEquals(InstanceStatus.CANCELLED, instances.get(id).orElseThrow().status());
+        }
+    }
+
+    @Test
+    void delete_racesClaimsOfItsInstances_eachInstanceEitherClaimedOrCancelledNeverBoth() throws Exception {
+        Job job = insertJob(START);
+        List<NewInstance> batch = IntStream.range(0, 300)
+                .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
+        instances.createInstancesAndAdvanceJob(job.id(), START, null, batch);
+        List<Long> ids = batch.stream().map(NewInstance::id).toList();
+        Set<Long> claimed = ConcurrentHashMap.newKeySet();
+        List<JobDeletion> deletion = new CopyOnWriteArrayList<>();
+
+        race(2, racer -> {
+            if (racer == 0) {
+                for (long id : ids) {
+                    if (instances.claim(id, START)) {
+                        claimed.add(id);
+                    }
+                }
+            } else {
+                deletion.add(jobs.delete(job.id()));
+            }
+        });
+
+        Set<Long> cancelled = Set.copyOf(deletion.get(0).cancelledInstanceIds());
+        for (long id : ids) {
+            InstanceStatus status = instances.get(id).orElseThrow().status();
+            assertTrue(claimed.contains(id) != cancelled.contains(id), "instance " + id);
+            assertEquals(claimed.contains(id) ? InstanceStatus.DISPATCHING : InstanceStatus.CANCELLED, status,
+                    "instance " + id);
+        }
+    }
 }
+
