@@ -1,5 +1,6 @@
 package dev.tickwheel.server.job;
 
+import dev.tickwheel.time.ScheduleSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

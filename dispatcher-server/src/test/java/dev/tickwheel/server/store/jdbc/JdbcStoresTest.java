@@ -8,7 +8,7 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
-import dev.tickwheel.server.job.ScheduleSpec;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
 import java.nio.file.Path;
