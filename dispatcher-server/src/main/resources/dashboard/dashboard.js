@@ -44,7 +44,7 @@ function el(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) {
     if (k === 'onclick') node.addEventListener('click', v); else node.setAttribute(k, v);
   }
-  for (const child of children) node.append(child == null ? '' : String(child));
+  for (const child of children) node.append(child instanceof Node ? child : String(child == null ? '' : child));
   return node;
 }
 
