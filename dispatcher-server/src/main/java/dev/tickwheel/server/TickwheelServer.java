@@ -149,6 +149,16 @@ public final class TickwheelServer implements AutoCloseable {
         return loaderThread.stats(LOADER_TASK).orElseThrow();
     }
 
+    /** True between {@link #start()} and {@link #close()}, while the wheels accept and fire timers. */
+    public boolean wheelsRunning() {
+        return state.get() == 1 && wheel != null && wheel.isRunning();
+    }
+
+    /** Names of the in-process handlers registered on the builder, for validating HANDLER targets. */
+    public java.util.Set<String> handlerNames() {
+        return java.util.Set.copyOf(config.handlers.keySet());
+    }
+
     /** Whether the store answers a trivial query. */
     public boolean storeHealthy() {
         if (state.get() != 1) {

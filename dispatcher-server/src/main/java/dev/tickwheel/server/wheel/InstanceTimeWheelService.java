@@ -169,6 +169,11 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         return Optional.ofNullable(cargo.get(uniqueId));
     }
 
+    /** True until {@link #close()} is called: the wheels accept and fire timers. */
+    public boolean isRunning() {
+        return !closed.get();
+    }
+
     /** Instances scheduled and neither started nor cancelled. */
     public int pendingCount() {
         return cargo.size();

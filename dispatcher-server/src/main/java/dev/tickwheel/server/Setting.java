@@ -1,0 +1,68 @@
+package dev.tickwheel.server;
+
+import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
+import java.util.Locale;
+
+/**
+ * Every setting of the standalone server, with its flag, environment variable, properties key and default. The one
+ * list that {@link SettingsReader} reads and {@code --help} prints, so the two cannot drift apart.
+ *
+ * <p>Immutable.
+ */
+public enum Setting {
+    HOST("host", ApiSettings.DEFAULT_HOST, "interface the HTTP API binds; a non-loopback host requires a token"),
+    PORT("port", Integer.toString(ApiSettings.DEFAULT_PORT), "HTTP port; 0 picks a free port"),
+    TOKEN("token", "", "bearer token required on mutating requests (POST, PUT, DELETE); empty = none"),
+    DB_URL("db-url", JdbcStoreConfig.DEFAULT_JDBC_URL, "store: jdbc:h2:file:... or jdbc:postgresql://..."),
+    NODE_ID("node-id", Integer.toString(TickwheelServer.DEFAULT_NODE_ID),
+            "0..1023, part of every ID; distinct per server sharing a store"),
+    LOADER_PERIOD_MS("loader-period-ms", Long.toString(TickwheelServer.DEFAULT_LOADER_PERIOD.toMillis()),
+            "how often the loader creates due instances"),
+    LOAD_WINDOW_MS("load-window-ms", Long.toString(TickwheelServer.DEFAULT_LOAD_WINDOW.toMillis()),
+            "how far ahead the loader creates instances; must exceed the loader period"),
+    WEBHOOK_TIMEOUT_MS("webhook-timeout-ms",
+            Long.toString(dev.tickwheel.server.dispatch.WebhookInvoker.DEFAULT_TIMEOUT.toMillis()),
+            "connect and response timeout of webhook calls"),
+    DEMO("demo", "false", "register demo jobs and the POST /demo/echo webhook"),
+    CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    Setting(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    /** The properties-file key, e.g. {@code db-url}. */
+    public String key() {
+        return key;
+    }
+
+    /** The command-line flag, e.g. {@code --db-url}. */
+    public String flag() {
+        return "--" + key;
+    }
+
+    /** The environment variable, e.g. {@code TICKWHEEL_DB_URL}. */
+    public String envVar() {
+        return "TICKWHEEL_" + key.replace('-', '_').toUpperCase(Locale.ROOT);
+    }
+
+    /** The default as text; empty means unset. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** True for {@code --demo}, which takes no value on the command line. */
+    public boolean isSwitch() {
+        return this == DEMO;
+    }
+}

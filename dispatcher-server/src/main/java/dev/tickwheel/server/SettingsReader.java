@@ -1,0 +1,161 @@
+package dev.tickwheel.server;
+
+import dev.tickwheel.server.api.ApiSettings;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * Reads {@link ServerSettings} from command-line flags, environment variables and an optional properties file, the
+ * only place the server reads any of them. Precedence: flag, then environment variable, then properties file, then
+ * the default of {@link Setting}.
+ *
+ * <p>Thread-safe (stateless).
+ */
+public final class SettingsReader {
+
+    /** Thrown for a bad flag or value; the message names the setting, its source and the value. */
+    public static final class InvalidSettingException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        InvalidSettingException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * @return the settings, or empty if {@code --help} was asked for
+     * @throws InvalidSettingException naming the setting and value
+     */
+    public Optional<ServerSettings> read(List<String> args, Map<String, String> env) {
+        Map<Setting, String> flags = new EnumMap<>(Setting.class);
+        Deque<String> rest = new ArrayDeque<>(args);
+        while (!rest.isEmpty()) {
+            String arg = rest.removeFirst();
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return Optional.empty();
+            }
+            String name = arg;
+            String inline = null;
+            int eq = arg.indexOf('=');
+            if (eq > 0) {
+                name = arg.substring(0, eq);
+                inline = arg.substring(eq + 1);
+            }
+            Setting setting = byFlag(name);
+            if (setting.isSwitch() && inline == null) {
+                flags.put(setting, "true");
+            } else if (inline != null) {
+                flags.put(setting, inline);
+            } else if (rest.isEmpty()) {
+                throw new InvalidSettingException(name + " needs a value");
+            } else {
+                flags.put(setting, rest.removeFirst());
+            }
+        }
+        Properties file = new Properties();
+        String configPath = flags.getOrDefault(Setting.CONFIG, env.get(Setting.CONFIG.envVar()));
+        if (configPath != null && !configPath.isBlank()) {
+            file = load(Path.of(configPath));
+        }
+        Map<Setting, String> values = new EnumMap<>(Setting.class);
+        Map<Setting, String> sources = new EnumMap<>(Setting.class);
+        for (Setting setting : Setting.values()) {
+            if (flags.containsKey(setting)) {
+                values.put(setting, flags.get(setting));
+                sources.put(setting, setting.flag());
+            } else if (env.get(setting.envVar()) != null && !env.get(setting.envVar()).isBlank()) {
+                values.put(setting, env.get(setting.envVar()));
+                sources.put(setting, setting.envVar());
+            } else if (file.getProperty(setting.key()) != null) {
+                values.put(setting, file.getProperty(setting.key()).trim());
+                sources.put(setting, configPath + ": " + setting.key());
+            } else {
+                values.put(setting, setting.defaultValue());
+                sources.put(setting, "default of " + setting.key());
+            }
+        }
+        return Optional.of(build(values, sources));
+    }
+
+    private static ServerSettings build(Map<Setting, String> values, Map<Setting, String> sources) {
+        try {
+            String token = values.get(Setting.TOKEN);
+            boolean demo = bool(values, sources, Setting.DEMO);
+            ApiSettings api = new ApiSettings(values.get(Setting.HOST).trim(),
+                    (int) number(values, sources, Setting.PORT), token.isBlank() ? null : token, demo);
+            ServerSettings settings = new ServerSettings(api, values.get(Setting.DB_URL).trim(),
+                    (int) number(values, sources, Setting.NODE_ID),
+                    Duration.ofMillis(number(values, sources, Setting.LOADER_PERIOD_MS)),
+                    Duration.ofMillis(number(values, sources, Setting.LOAD_WINDOW_MS)),
+                    Duration.ofMillis(number(values, sources, Setting.WEBHOOK_TIMEOUT_MS)), demo);
+            settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
+            return settings;
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException(e.getMessage());
+        }
+    }
+
+    private static long number(Map<Setting, String> values, Map<Setting, String> sources, Setting setting) {
+        String raw = values.get(setting).trim();
+        try {
+            return Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            throw new InvalidSettingException(setting.key() + " must be an integer, got '" + raw + "' (from "
+                    + sources.get(setting) + ")");
+        }
+    }
+
+    private static boolean bool(Map<Setting, String> values, Map<Setting, String> sources, Setting setting) {
+        String raw = values.get(setting).trim();
+        if (raw.equalsIgnoreCase("true") || raw.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(raw);
+        }
+        throw new InvalidSettingException(setting.key() + " must be true or false, got '" + raw + "' (from "
+                + sources.get(setting) + ")");
+    }
+
+    private static Setting byFlag(String flag) {
+        for (Setting setting : Setting.values()) {
+            if (setting.flag().equals(flag)) {
+                return setting;
+            }
+        }
+        throw new InvalidSettingException("unknown argument: '" + flag + "' (see --help)");
+    }
+
+    private static Properties load(Path path) {
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            properties.load(in);
+        } catch (IOException e) {
+            throw new InvalidSettingException("config file '" + path + "' cannot be read: " + e);
+        }
+        return properties;
+    }
+
+    /** {@code --help}: every setting with its flag, environment variable and default. */
+    public static String usage() {
+        StringBuilder out = new StringBuilder(
+                "usage: java -jar tickwheel-server.jar [--demo] [--flag value | --flag=value ...]\n"
+                + "Each setting: flag, environment variable, properties key (in --config file); flags win over\n"
+                + "environment variables, which win over the file.\n\n");
+        for (Setting setting : Setting.values()) {
+            out.append(String.format("  %-22s %-30s default: %s%n      %s%n", setting.flag(), setting.envVar(),
+                    setting.defaultValue().isEmpty() ? "(none)" : setting.defaultValue(), setting.description()));
+        }
+        return out.toString();
+    }
+}

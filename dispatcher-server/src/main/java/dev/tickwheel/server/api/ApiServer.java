@@ -1,0 +1,153 @@
+package dev.tickwheel.server.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.server.TickwheelServer;
+import io.javalin.Javalin;
+import io.javalin.http.HandlerType;
+import io.javalin.http.staticfiles.Location;
+import io.javalin.json.JavalinJackson;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API, health, metrics and dashboard of one {@link TickwheelServer}, on Javalin (Jetty).
+ *
+ * <p>Routes (see {@code docs/openapi.yaml}; {@link #routes()} lists what is registered):
+ * <pre>
+ *   POST   /api/jobs                    GET /api/jobs          GET /api/jobs/{id}
+ *   PUT    /api/jobs/{id}               DELETE /api/jobs/{id}
+ *   POST   /api/jobs/{id}/enable        POST /api/jobs/{id}/disable        POST /api/jobs/{id}/run
+ *   GET    /api/instances               GET /api/instances/{id}            POST /api/instances/{id}/cancel
+ *   GET    /health    GET /metrics    GET /    (+ POST /demo/echo with the demo)
+ * </pre>
+ * Every error is {@code {"error", "message"}} with a 4xx status for anything the client can fix; a client input that
+ * produces a 500 is a bug.
+ *
+ * <p>Thread-safe. Lifecycle: {@link #start()} once, {@link #stop()} once (idempotent). It does not own the engine:
+ * stop the API first, then close the engine.
+ */
+public final class ApiServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+    private static final Set<HandlerType> HTTP_METHODS = EnumSet.of(HandlerType.GET, HandlerType.POST,
+            HandlerType.PUT, HandlerType.PATCH, HandlerType.DELETE);
+    static final int MAX_HTTP_THREADS = 64;
+
+    private final ApiSettings settings;
+    private final Javalin app;
+    // Filled by Javalin's handlerAdded event while the constructor registers routes; read-only afterwards.
+    private final List<String> routes = Collections.synchronizedList(new ArrayList<>());
+
+    /**
+     * @param engine   a started engine
+     * @param settings host, port, token
+     * @param scrape   renders the metrics in Prometheus text format
+     */
+    public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape) {
+        Objects.requireNonNull(engine, "engine");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(scrape, "scrape");
+        ObjectMapper json = ApiJson.newMapper();
+        JsonBodyReader bodies = new JsonBodyReader(json);
+        ApiViews views = new ApiViews(json);
+        JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames()), bodies, views);
+        InstanceRoutes instances = new InstanceRoutes(engine.instances(), views);
+        OpsRoutes ops = new OpsRoutes(engine, scrape);
+        DashboardPage dashboard = new DashboardPage();
+        ErrorResponder errors = new ErrorResponder();
+
+        app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.jsonMapper(new JavalinJackson(json, false));
+            config.http.maxRequestSize = JsonBodyReader.MAX_BODY_BYTES;
+            config.jetty.defaultHost = settings.host();
+            config.jetty.defaultPort = settings.port();
+            QueuedThreadPool threads = new QueuedThreadPool(MAX_HTTP_THREADS, 4);
+            threads.setName("tickwheel-http");
+            config.jetty.threadPool = threads;
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/assets";
+                files.directory = DashboardPage.RESOURCE_DIRECTORY;
+                files.location = Location.CLASSPATH;
+            });
+            config.events(events -> events.handlerAdded(meta -> {
+                if (HTTP_METHODS.contains(meta.getHttpMethod())) {
+                    routes.add(meta.getHttpMethod().name() + " " + meta.getPath());
+                }
+            }));
+        });
+        app.exception(Exception.class, errors::respond);
+        app.error(404, ctx -> {
+            // Our handlers answer 404 with JSON already; Javalin's "no such route" answer is plain text.
+            String type = ctx.res().getContentType();
+            if (type == null || !type.startsWith("application/json")) {
+                ErrorResponder.send(ctx, 404, "not_found", "no route for " + ctx.method() + " " + ctx.path());
+            }
+        });
+        if (settings.token() != null) {
+            BearerTokenCheck auth = new BearerTokenCheck(settings.token(), Set.of(DemoEcho.PATH));
+            app.before(auth::check);
+        }
+
+        app.post("/api/jobs", jobs::create);
+        app.get("/api/jobs", jobs::list);
+        app.get("/api/jobs/{id}", jobs::get);
+        app.put("/api/jobs/{id}", jobs::update);
+        app.delete("/api/jobs/{id}", jobs::delete);
+        app.post("/api/jobs/{id}/enable", jobs::enable);
+        app.post("/api/jobs/{id}/disable", jobs::disable);
+        app.post("/api/jobs/{id}/run", jobs::run);
+        app.get("/api/instances", instances::list);
+        app.get("/api/instances/{id}", instances::get);
+        app.post("/api/instances/{id}/cancel", instances::cancel);
+        app.get("/health", ops::health);
+        app.get("/metrics", ops::metrics);
+        app.get("/", dashboard::serve);
+        if (settings.demoEcho()) {
+            app.post(DemoEcho.PATH, new DemoEcho()::echo);
+        }
+    }
+
+    /** Binds the port and starts serving. */
+    public ApiServer start() {
+        app.start();
+        log.info("HTTP API listening on http://{}:{}/ (auth: {})", displayHost(), port(),
+                settings.token() == null ? "none, loopback only" : "bearer token for mutating requests");
+        return this;
+    }
+
+    /** The bound port (useful with port 0). */
+    public int port() {
+        return app.port();
+    }
+
+    /** "METHOD /path" for every registered route, in registration order. */
+    public List<String> routes() {
+        synchronized (routes) {
+            return List.copyOf(routes);
+        }
+    }
+
+    /** Stops accepting requests and waits for those in progress. Idempotent. */
+    public void stop() {
+        app.stop();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private String displayHost() {
+        return settings.host().contains(":") && !settings.host().startsWith("[")
+                ? "[" + settings.host() + "]" : settings.host();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.tickwheel.server.api;
+
+import dev.tickwheel.server.api.dto.ErrorResponse;
+import dev.tickwheel.server.store.StoreException;
+import dev.tickwheel.time.InvalidTimeExpressionException;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns every exception a handler throws into a JSON answer {@code {"error", "message"}}: an {@link ApiException} as
+ * it says, an invalid schedule as 400 {@code invalid_schedule} naming {@code schedule.<field>}, a store failure as 503,
+ * anything else as 500 (logged; a client input that reaches this branch is a bug).
+ *
+ * <p>Thread-safe (stateless).
+ */
+final class ErrorResponder {
+
+    private static final Logger log = LoggerFactory.getLogger(ErrorResponder.class);
+
+    /** Engine field names that differ on the wire. */
+    private static final Map<String, String> WIRE_FIELDS = Map.of("zoneId", "zone");
+
+    void respond(Exception e, Context ctx) {
+        if (e instanceof ApiException api) {
+            send(ctx, api.status(), api.code(), api.getMessage());
+        } else if (e instanceof InvalidTimeExpressionException schedule) {
+            String field = "schedule." + WIRE_FIELDS.getOrDefault(schedule.field(), schedule.field());
+            send(ctx, 400, "invalid_schedule", "field '" + field + "': " + schedule.getMessage());
+        } else if (e instanceof HttpResponseException http && http.getStatus() < 500) {
+            String code = switch (http.getStatus()) {
+                case 404 -> "not_found";
+                case 405 -> "method_not_allowed";
+                case 413 -> "payload_too_large";
+                default -> "http_" + http.getStatus();
+            };
+            send(ctx, http.getStatus(), code, http.getStatus() == 404
+                    ? "no route for " + ctx.method() + " " + ctx.path() : http.getMessage());
+        } else if (e instanceof StoreException) {
+            log.warn("store failure answering {} {}: {}", ctx.method(), ctx.path(), e.toString());
+            send(ctx, 503, "store_unavailable", "the store could not complete the request; try again later");
+        } else if (e instanceof IllegalArgumentException) {
+            // A domain record refused a value the API did not check first; its message names the field and value.
+            log.debug("domain validation refused {} {}", ctx.method(), ctx.path(), e);
+            send(ctx, 400, "invalid_field", e.getMessage());
+        } else {
+            log.error("unexpected failure answering {} {}", ctx.method(), ctx.path(), e);
+            send(ctx, 500, "internal_error", "unexpected server error; see the server log");
+        }
+    }
+
+    static void send(Context ctx, int status, String code, String message) {
+        ctx.status(status).json(new ErrorResponse(code, message));
+    }
+}

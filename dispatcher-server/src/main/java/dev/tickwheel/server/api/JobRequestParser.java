@@ -1,0 +1,157 @@
+package dev.tickwheel.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.server.JobSpec;
+import dev.tickwheel.server.api.dto.JobRequest;
+import dev.tickwheel.server.api.dto.RetryBody;
+import dev.tickwheel.server.api.dto.ScheduleBody;
+import dev.tickwheel.server.api.dto.TargetBody;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.TimeExpressionParser;
+import java.net.URI;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Turns a {@link JobRequest} into a {@link JobSpec}, checking every field except the schedule's values, which the
+ * engine's {@link TimeExpressionParser} validates before it writes anything (its errors carry the field, and
+ * {@link ErrorResponder} maps them to {@code schedule.<field>}).
+ *
+ * <p>Thread-safe (immutable).
+ */
+final class JobRequestParser {
+
+    static final int MAX_NAME_LENGTH = 200;
+    static final int MAX_ATTEMPTS = 100;
+    static final long MAX_BACKOFF_MS = 86_400_000L; // one day
+
+    private final Set<String> handlerNames;
+
+    /** @param handlerNames the handlers a HANDLER target may name */
+    JobRequestParser(Set<String> handlerNames) {
+        this.handlerNames = Set.copyOf(handlerNames);
+    }
+
+    /** @throws ApiException 400 naming the first field at fault */
+    JobSpec parse(JobRequest request) {
+        String name = request.name();
+        if (name == null || name.isBlank()) {
+            throw name == null ? ApiException.missingField("name")
+                    : ApiException.invalidField("name", name, "must not be blank");
+        }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw ApiException.badRequest("invalid_field", "field 'name' must be at most " + MAX_NAME_LENGTH
+                    + " characters, got " + name.length());
+        }
+        if (request.schedule() == null) {
+            throw ApiException.missingField("schedule");
+        }
+        if (request.target() == null) {
+            throw ApiException.missingField("target");
+        }
+        return new JobSpec(name.trim(), schedule(request.schedule()), target(request.target()),
+                paramsText(request.params()), request.enabled() == null || request.enabled(),
+                misfirePolicy(request.misfirePolicy()), retry(request.retry()));
+    }
+
+    static ScheduleSpec schedule(ScheduleBody body) {
+        return new ScheduleSpec(TimeExpressionParser.parseType(body.type()), body.expression(), body.zone(),
+                body.periodMs(), body.delayMs(), body.at());
+    }
+
+    private Target target(TargetBody body) {
+        if (body.type() == null) {
+            throw ApiException.missingField("target.type");
+        }
+        String type = body.type().trim().toUpperCase(Locale.ROOT);
+        switch (type) {
+            case "WEBHOOK" -> {
+                if (body.name() != null) {
+                    throw invalidTarget("field 'target.name' does not apply to a WEBHOOK target, got '"
+                            + body.name() + "'");
+                }
+                return Target.webhook(webhookUrl(body.url()));
+            }
+            case "HANDLER" -> {
+                if (body.url() != null) {
+                    throw invalidTarget("field 'target.url' does not apply to a HANDLER target, got '"
+                            + body.url() + "'");
+                }
+                if (body.name() == null || body.name().isBlank()) {
+                    throw ApiException.missingField("target.name");
+                }
+                if (!handlerNames.contains(body.name())) {
+                    throw invalidTarget("field 'target.name' names no registered handler: '" + body.name()
+                            + "' (registered: " + handlerNames.stream().sorted().toList() + ")");
+                }
+                return Target.handler(body.name());
+            }
+            default -> throw invalidTarget("field 'target.type' must be WEBHOOK or HANDLER, got '" + body.type()
+                    + "'");
+        }
+    }
+
+    private static String webhookUrl(String url) {
+        if (url == null || url.isBlank()) {
+            throw ApiException.missingField("target.url");
+        }
+        if (url.length() > Target.MAX_VALUE_LENGTH) {
+            throw invalidTarget("field 'target.url' must be at most " + Target.MAX_VALUE_LENGTH
+                    + " characters, got " + url.length());
+        }
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (java.net.URISyntaxException e) {
+            throw invalidTarget("field 'target.url' is not a valid URI: '" + url + "' (" + e.getReason() + ")");
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw invalidTarget("field 'target.url' must use http or https, got '" + url + "'");
+        }
+        if (uri.getHost() == null) {
+            throw invalidTarget("field 'target.url' must be an absolute URL with a host, got '" + url + "'");
+        }
+        return url;
+    }
+
+    private static MisfirePolicy misfirePolicy(String raw) {
+        if (raw == null) {
+            return MisfirePolicy.FIRE_ONCE_NOW;
+        }
+        try {
+            return MisfirePolicy.valueOf(raw.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField("misfirePolicy", raw,
+                    "must be one of " + Arrays.toString(MisfirePolicy.values()));
+        }
+    }
+
+    private static RetryPolicy retry(RetryBody body) {
+        if (body == null) {
+            return RetryPolicy.NONE;
+        }
+        int attempts = body.maxAttempts() == null ? 1 : body.maxAttempts();
+        long backoffMs = body.backoffMs() == null ? 0 : body.backoffMs();
+        if (attempts < 1 || attempts > MAX_ATTEMPTS) {
+            throw ApiException.invalidField("retry.maxAttempts", attempts, "must be in 1.." + MAX_ATTEMPTS);
+        }
+        if (backoffMs < 0 || backoffMs > MAX_BACKOFF_MS) {
+            throw ApiException.invalidField("retry.backoffMs", backoffMs, "must be in 0.." + MAX_BACKOFF_MS);
+        }
+        return new RetryPolicy(attempts, backoffMs);
+    }
+
+    /** Any JSON value is stored as its JSON text; absent or null means no params. */
+    static String paramsText(JsonNode params) {
+        return params == null || params.isNull() || params.isMissingNode() ? null : params.toString();
+    }
+
+    private static ApiException invalidTarget(String message) {
+        return ApiException.badRequest("invalid_target", message);
+    }
+}

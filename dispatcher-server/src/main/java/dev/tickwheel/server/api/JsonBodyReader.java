@@ -1,0 +1,153 @@
+package dev.tickwheel.server.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.javalin.http.Context;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.stream.Collectors;
+
+/**
+ * Reads a request body of at most {@link #MAX_BODY_BYTES} and binds it to a DTO, turning every Jackson failure into
+ * an {@link ApiException} that names the field (as a dotted path such as {@code schedule.at}) and the problem.
+ *
+ * <p>The limit is enforced on the bytes actually read, so a chunked request without {@code Content-Length} cannot
+ * get around it.
+ *
+ * <p>Thread-safe (stateless apart from the shared mapper).
+ */
+final class JsonBodyReader {
+
+    /** Largest accepted request body: 64 KiB. */
+    static final int MAX_BODY_BYTES = 64 * 1024;
+
+    private final ObjectMapper json;
+
+    JsonBodyReader(ObjectMapper json) {
+        this.json = json;
+    }
+
+    /**
+     * @return the bound body, or null if the body is empty and {@code required} is false
+     * @throws ApiException 400 or 413
+     */
+    <T> T read(Context ctx, Class<T> type, boolean required) {
+        byte[] body = boundedBody(ctx);
+        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+            if (required) {
+                throw ApiException.badRequest("missing_body", "a JSON request body is required");
+            }
+            return null;
+        }
+        try {
+            T value = json.readValue(body, type);
+            if (value == null && required) {
+                throw ApiException.badRequest("missing_body", "a JSON object is required, got null");
+            }
+            return value;
+        } catch (UnrecognizedPropertyException e) {
+            throw ApiException.badRequest("unknown_field", "field '" + path(e) + "' is not recognized; known fields: "
+                    + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
+        } catch (InvalidFormatException e) {
+            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' has an invalid value "
+                    + ApiException.quoted(e.getValue()) + ": expected " + expected(e.getTargetType()));
+        } catch (MismatchedInputException e) {
+            String field = path(e);
+            if (field.isEmpty()) {
+                throw ApiException.badRequest("malformed_json", "the request body must be a JSON object: "
+                        + firstLine(e.getOriginalMessage()));
+            }
+            throw ApiException.badRequest("invalid_field", "field '" + field + "' has the wrong JSON type: expected "
+                    + expected(e.getTargetType()));
+        } catch (StreamReadException e) {
+            throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
+                    + firstLine(e.getOriginalMessage()) + " at line " + lineOf(e) + ", column " + columnOf(e));
+        } catch (JsonMappingException e) {
+            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' cannot be read: "
+                    + firstLine(e.getOriginalMessage()));
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
+                    + firstLine(e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] boundedBody(Context ctx) {
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > MAX_BODY_BYTES) {
+            throw tooLarge(declared);
+        }
+        try (InputStream in = ctx.bodyInputStream()) {
+            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (bytes.length > MAX_BODY_BYTES) {
+                throw tooLarge(-1);
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw ApiException.badRequest("malformed_json", "the request body could not be read: " + e.getMessage());
+        }
+    }
+
+    private static ApiException tooLarge(long declared) {
+        return new ApiException(413, "payload_too_large", "the request body must be at most " + MAX_BODY_BYTES
+                + " bytes, got " + (declared >= 0 ? declared + " bytes" : "more"));
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                if (path.length() > 0) {
+                    path.append('.');
+                }
+                path.append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return path.toString();
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == null) {
+            return "another value";
+        }
+        if (type == java.time.Instant.class) {
+            return "an ISO-8601 instant such as \"2030-01-31T12:00:00Z\"";
+        }
+        if (type == Long.class || type == long.class || type == Integer.class || type == int.class) {
+            return "an integer";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        return "a JSON " + (type.isRecord() ? "object" : type.getSimpleName());
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    private static int lineOf(StreamReadException e) {
+        return e.getLocation() == null ? -1 : e.getLocation().getLineNr();
+    }
+
+    private static int columnOf(StreamReadException e) {
+        return e.getLocation() == null ? -1 : e.getLocation().getColumnNr();
+    }
+}

@@ -1,0 +1,24 @@
+package dev.tickwheel.server.api.dto;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+
+/**
+ * An instance as the API shows it.
+ *
+ * <p>Immutable.
+ *
+ * @param id                   instance ID as a decimal string
+ * @param jobId                job ID as a decimal string
+ * @param status               WAITING, DISPATCHING, SUCCEEDED, FAILED or CANCELLED
+ * @param scheduledTriggerTime the schedule slot it fills, or null for an on-demand run
+ * @param expectedTriggerTime  when the current or next attempt is due
+ * @param actualTriggerTime    when the last attempt was claimed, or null
+ * @param attempt              attempts claimed so far
+ * @param error                error of the last failed attempt, or null
+ * @param params               the instance's parameters, or null
+ */
+public record InstanceResponse(String id, String jobId, String status, Instant scheduledTriggerTime,
+                               Instant expectedTriggerTime, Instant actualTriggerTime, int attempt, String error,
+                               JsonNode params, Instant createdAt, Instant updatedAt) {
+}

@@ -1,0 +1,17 @@
+package dev.tickwheel.server.api.dto;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+
+/**
+ * A job as the API shows it.
+ *
+ * <p>Immutable.
+ *
+ * @param id              the job ID as a decimal string (see the package javadoc)
+ * @param nextTriggerTime the next trigger a loader has not yet turned into an instance, or null
+ */
+public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
+                          boolean enabled, String misfirePolicy, RetryBody retry, Instant nextTriggerTime,
+                          Instant createdAt, Instant updatedAt) {
+}

@@ -1,0 +1,105 @@
+package dev.tickwheel.server.api;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A server started as a separate JVM ({@code dev.tickwheel.server.Main} on the test class path), its output kept so
+ * that the test can find the bound port and show the last lines when something fails. Thread-safe.
+ */
+final class ServerProcess implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("HTTP API listening on (http://[^/ ]+)/");
+
+    private final Process process;
+    private final List<String> lines = new ArrayList<>(); // guarded by itself; appended by the reader thread
+
+    private ServerProcess(Process process) {
+        this.process = process;
+        Thread reader = new Thread(this::readOutput, "server-process-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static ServerProcess start(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "dev.tickwheel.server.Main"));
+        command.addAll(List.of(args));
+        return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** Waits for the "listening" log line and returns the base URL, e.g. http://127.0.0.1:41234. */
+    String awaitBaseUrl(Duration bound) {
+        String[] found = new String[1];
+        Await.until(() -> "the server's listening line; last lines: " + tail(), bound, () -> {
+            synchronized (lines) {
+                for (String line : lines) {
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        found[0] = m.group(1);
+                        return true;
+                    }
+                }
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("server process ended with " + process.exitValue() + ": " + tail());
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    /** SIGKILL: no shutdown hook runs. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** SIGTERM and wait; returns the exit code. */
+    int terminate() throws InterruptedException {
+        process.destroy();
+        return process.waitFor();
+    }
+
+    List<String> tail() {
+        synchronized (lines) {
+            return new ArrayList<>(lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        }
+    }
+
+    List<String> output() {
+        synchronized (lines) {
+            return new ArrayList<>(lines);
+        }
+    }
+
+    private void readOutput() {
+        try (BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                synchronized (lines) {
+                    lines.add(line);
+                }
+            }
+        } catch (IOException ignored) {
+            // the process was killed
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.tickwheel.server.api;
+
+import dev.tickwheel.server.ServerSettings;
+import dev.tickwheel.server.TickwheelApplication;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Starts a whole server (engine, metrics, API) in-process on a free port with an H2 store under a temp dir. */
+final class TestServers {
+
+    private TestServers() {
+    }
+
+    static TickwheelApplication start(Path dir, String token, boolean demo) {
+        String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
+        return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, token, demo), jdbcUrl, 0,
+                Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(10), demo));
+    }
+}

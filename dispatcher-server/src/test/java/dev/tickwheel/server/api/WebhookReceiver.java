@@ -1,0 +1,83 @@
+package dev.tickwheel.server.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A webhook endpoint for tests: counts deliveries per instance ID; optionally holds every call until released, so
+ * that an instance stays DISPATCHING. Thread-safe.
+ */
+final class WebhookReceiver implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    private final AtomicInteger arrived = new AtomicInteger();
+    private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
+
+    WebhookReceiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(Executors.newFixedThreadPool(16));
+        server.createContext("/hook", exchange -> {
+            String instanceId = JSON.readTree(exchange.getRequestBody()).path("instanceId").asText();
+            deliveries.computeIfAbsent(instanceId, id -> new AtomicInteger()).incrementAndGet();
+            arrived.incrementAndGet();
+            try {
+                gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+    }
+
+    /** Calls from now on wait until {@link #release()}. */
+    void hold() {
+        gate = new CountDownLatch(1);
+    }
+
+    void release() {
+        gate.countDown();
+    }
+
+    int arrived() {
+        return arrived.get();
+    }
+
+    int deliveriesOf(String instanceId) {
+        AtomicInteger count = deliveries.get(instanceId);
+        return count == null ? 0 : count.get();
+    }
+
+    List<String> deliveredIds() {
+        return List.copyOf(deliveries.keySet());
+    }
+
+    @Override
+    public void close() {
+        release();
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}
