@@ -35,6 +35,11 @@ final class H2Dialect implements SqlDialect {
 
     @Override
     public String updateReturningIds(String updateSql) {
-        return "SELECT id FROM FINAL TABLE (" + updateSql + ")";
+        return updateReturning(updateSql, "id");
+    }
+
+    @Override
+    public String updateReturning(String updateSql, String columns) {
+        return "SELECT " + columns + " FROM FINAL TABLE (" + updateSql + ")";
     }
 }

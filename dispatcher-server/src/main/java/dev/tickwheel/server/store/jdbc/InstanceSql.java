@@ -44,6 +44,10 @@ final class InstanceSql {
     static final String FINISH = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
             + " WHERE id = ? AND status = ?";
 
+    /** Parameters: to, error (null to clear), updated at, ids (BIGINT array), from. Wrapped to return the ids. */
+    static final String FINISH_ALL = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
+            + " WHERE id = ANY(?) AND status = ?";
+
     /** Parameters: to, expected trigger, error, updated at, id, from. */
     static final String RETRY = "UPDATE tw_instance SET status = ?, expected_trigger_time_ms = ?, error = ?,"
             + " updated_at_ms = ? WHERE id = ? AND status = ?";
@@ -74,12 +78,18 @@ final class InstanceSql {
     final String insertScheduledIfAbsent;
     final String claimAllReturningIds;
     final String cancelAllOfJobReturningIds;
+    /** {@link #CLAIM_ALL} returning every {@link #COLUMNS} of the claimed rows. */
+    final String claimAllReturningRows;
+    /** {@link #FINISH_ALL} returning the ids it moved. */
+    final String finishAllReturningIds;
 
     InstanceSql(SqlDialect dialect) {
         insertScheduledIfAbsent = dialect.insertIfAbsent(
                 "tw_instance", INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"));
         claimAllReturningIds = dialect.updateReturningIds(CLAIM_ALL);
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
+        claimAllReturningRows = dialect.updateReturning(CLAIM_ALL, COLUMNS);
+        finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);
     }
 
     /**

@@ -1,0 +1,103 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceTransition;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, and the
+ * batched success. Each is the single-instance compare-and-set of {@link InstanceTransitions} applied to a set of
+ * ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
+ * status, under the row's lock, so of any number of racing statements (batched or not, on any node) exactly one
+ * moves it, and the statement reports which rows it moved ({@code RETURNING} on PostgreSQL, {@code FINAL TABLE} on
+ * H2). A cancelled instance is CANCELLED, not WAITING, so no claim can take it.
+ *
+ * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode.
+ *
+ * <p>Caveats: ids are split into statements of at most {@link InstanceTransitions#CLAIM_CHUNK}; a failure part-way
+ * leaves earlier chunks applied (claims so left are settled by start-up recovery like any interrupted dispatch).
+ */
+final class BatchTransitions {
+
+    private final TransactionRunner runner;
+    private final InstanceSql sql;
+    private final Clock clock;
+
+    BatchTransitions(TransactionRunner runner, InstanceSql sql, Clock clock) {
+        this.runner = runner;
+        this.sql = sql;
+        this.clock = clock;
+    }
+
+    List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
+        Objects.requireNonNull(now, "now");
+        List<Long> ids = new ArrayList<>(new LinkedHashSet<>(instanceIds));
+        List<Instance> claimed = new ArrayList<>(ids.size());
+        for (int from = 0; from < ids.size(); from += InstanceTransitions.CLAIM_CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
+            claimed.addAll(claimChunk(chunk, now.toEpochMilli()));
+        }
+        return claimed;
+    }
+
+    private List<Instance> claimChunk(List<Long> ids, long nowMs) {
+        InstanceTransition t = InstanceTransition.CLAIM;
+        return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, nowMs);
+                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
+                ps.setString(5, t.from().name());
+                List<Instance> claimed = new ArrayList<>(ids.size());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(InstanceRowMapper.read(rs));
+                    }
+                }
+                return claimed;
+            }
+        });
+    }
+
+    Set<Long> markAllSucceeded(Collection<Long> instanceIds) {
+        List<Long> ids = new ArrayList<>(new LinkedHashSet<>(instanceIds));
+        Set<Long> moved = new HashSet<>();
+        for (int from = 0; from < ids.size(); from += InstanceTransitions.CLAIM_CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
+            moved.addAll(succeedChunk(chunk));
+        }
+        return moved;
+    }
+
+    private Set<Long> succeedChunk(List<Long> ids) {
+        InstanceTransition t = InstanceTransition.SUCCEED;
+        long nowMs = clock.millis();
+        return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
+                ps.setString(1, t.to().name());
+                JdbcValues.setString(ps, 2, null);
+                ps.setLong(3, nowMs);
+                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
+                ps.setString(5, t.from().name());
+                Set<Long> moved = new HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        moved.add(rs.getLong(1));
+                    }
+                }
+                return moved;
+            }
+        });
+    }
+}
