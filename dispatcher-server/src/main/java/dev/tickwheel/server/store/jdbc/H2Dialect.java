@@ -42,4 +42,10 @@ final class H2Dialect implements SqlDialect {
     public String updateReturning(String updateSql, String columns) {
         return "SELECT " + columns + " FROM FINAL TABLE (" + updateSql + ")";
     }
+
+    /** See {@link SqlDialect#batchedCompareAndSetIsExact()}: not under concurrent updates of the same rows. */
+    @Override
+    public boolean batchedCompareAndSetIsExact() {
+        return false;
+    }
 }

@@ -65,6 +65,9 @@ final class InstanceSql {
     /** Parameters: id. */
     static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ?";
 
+    /** Parameters: ids (a BIGINT array). */
+    static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
+
     /** Parameters: status, afterId, limit. Served by the (status, id) index. */
     static final String SELECT_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE status = ? AND id > ? ORDER BY id LIMIT ?";

@@ -49,7 +49,7 @@ final class JdbcInstanceStore implements InstanceStore {
         this.clock = clock;
         this.duplicateIds = new DuplicateIds(runner, "instance", InstanceSql.SELECT_EXISTING_IDS);
         this.transitions = new InstanceTransitions(runner, sql, clock);
-        this.batchTransitions = new BatchTransitions(runner, sql, clock);
+        this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock);
         this.pageCreation = new PageInstanceCreation(sql, dialect);
     }
 
