@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * ({@code tickwheel-claim-1}) takes whatever has queued up, at most {@code maxBatch}, and claims it with one
  * {@link InstanceStore#claimBatch} statement that returns the claimed rows. Claimed instances go to
  * {@code onClaimed}; IDs the statement did not claim (cancelled, finished, claimed elsewhere) are dropped and
- * reported to {@code onLost}.
+ * reported to {@code onLost}. {@code onClaimed} gets each claimed batch; it runs on the claim thread and must not
+ * block for long.
  *
  * <p>Why exactly-once holds: batching changes how many rows one statement moves, not the condition. The claim is still
  * {@code status = 'WAITING'} per row under the row lock, so an instance cancelled first is never claimed, and of any
@@ -48,7 +49,7 @@ public final class ClaimBatcher implements AutoCloseable {
     private final Clock clock;
     private final int maxBatch;
     private final Semaphore inFlight;
-    private final BiConsumer<Instance, Instant> onClaimed;
+    private final BiConsumer<List<Instance>, Instant> onClaimed;
     private final Runnable onLost;
     private final Consumer<List<Long>> onFailure;
     private final LinkedBlockingQueue<Long> fired = new LinkedBlockingQueue<>();
@@ -57,7 +58,7 @@ public final class ClaimBatcher implements AutoCloseable {
     private volatile boolean running = true;
 
     public ClaimBatcher(InstanceStore instances, Clock clock, int maxBatch, Semaphore inFlight,
-                        BiConsumer<Instance, Instant> onClaimed, Runnable onLost, Consumer<List<Long>> onFailure) {
+                        BiConsumer<List<Instance>, Instant> onClaimed, Runnable onLost, Consumer<List<Long>> onFailure) {
         if (maxBatch < 1 || maxBatch > 1_000) {
             throw new IllegalArgumentException("maxBatch must be in 1..1000: " + maxBatch);
         }
@@ -124,8 +125,8 @@ public final class ClaimBatcher implements AutoCloseable {
         for (int i = 0; i < lost; i++) {
             onLost.run();
         }
-        for (Instance instance : claimed) {
-            onClaimed.accept(instance, firedAt);
+        if (!claimed.isEmpty()) {
+            onClaimed.accept(claimed, firedAt);
         }
     }
 

@@ -80,7 +80,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, inFlight, listener,
                 completions);
         this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH, inFlight,
-                (instance, firedAt) -> targetThreads.execute(() -> runClaimed(instance, firedAt)),
+                this::startTargets,
                 listener::claimLost, this::rearmAfterFailedClaim);
     }
 
@@ -102,6 +102,18 @@ public final class InstanceDispatcher implements AutoCloseable {
     /** Removes the wheel's reminder of an instance the store has just cancelled; frees its memory at once. */
     public void disarm(long instanceId) {
         wheel.cancel(instanceId);
+    }
+
+    /** Hands a claimed batch to the target threads, after reading the batch's uncached jobs with one query. */
+    private void startTargets(List<Instance> claimed, Instant firedAt) {
+        try {
+            jobs.prefetch(claimed.stream().map(Instance::jobId).collect(java.util.stream.Collectors.toSet()));
+        } catch (RuntimeException e) {
+            log.warn("prefetch of the jobs of {} claimed instances failed; each is read on its own", claimed.size(), e);
+        }
+        for (Instance instance : claimed) {
+            targetThreads.execute(() -> runClaimed(instance, firedAt));
+        }
     }
 
     /** Runs the target of a claimed instance and records the outcome. Runs on a target thread. */

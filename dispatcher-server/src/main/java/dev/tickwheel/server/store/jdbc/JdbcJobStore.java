@@ -131,6 +131,23 @@ final class JdbcJobStore implements JobStore {
         return runner.autoCommit("get job " + jobId, connection -> selectById(connection, jobId));
     }
 
+    @Override
+    public java.util.Map<Long, Job> getAll(java.util.Collection<Long> jobIds) {
+        List<Long> ids = new ArrayList<>(new java.util.TreeSet<>(jobIds));
+        java.util.Map<Long, Job> found = new java.util.HashMap<>();
+        for (int from = 0; from < ids.size(); from += 1_000) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + 1_000));
+            List<Job> rows = runner.autoCommit("get " + chunk.size() + " jobs", connection -> {
+                try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_IDS)) {
+                    ps.setArray(1, connection.createArrayOf("bigint", chunk.toArray(new Long[0])));
+                    return readAll(ps);
+                }
+            });
+            rows.forEach(job -> found.put(job.id(), job));
+        }
+        return found;
+    }
+
     private static Optional<Job> selectById(Connection connection, long jobId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_ID)) {
             ps.setLong(1, jobId);
@@ -167,6 +184,7 @@ final class JdbcJobStore implements JobStore {
                 ps.setLong(i++, until.toEpochMilli());
                 if (after != null) {
                     long cursorMs = after.nextTriggerTime().toEpochMilli();
+                    ps.setLong(i++, cursorMs);
                     ps.setLong(i++, cursorMs);
                     ps.setLong(i++, cursorMs);
                     ps.setLong(i++, after.jobId());
