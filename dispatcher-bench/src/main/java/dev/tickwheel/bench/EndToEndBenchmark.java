@@ -26,8 +26,7 @@ import java.util.List;
  *
  * <p>Run (from the repository root; dispatcher-bench has no shaded jar yet, so the class path comes from Maven):
  * <pre>
- * mvn -B -q -pl dispatcher-bench -am install -DskipTests
- * mvn -B -q -pl dispatcher-bench dependency:build-classpath -Dmdep.outputFile=/tmp/e2e.cp
+ * mvn -B -q -pl dispatcher-bench -am compile dependency:build-classpath -Dmdep.outputFile=/tmp/e2e.cp
  * java -cp dispatcher-bench/target/classes:$(cat /tmp/e2e.cp) dev.tickwheel.bench.EndToEndBenchmark --db pg
  * </pre>
  * Options: {@code --db h2|pg|both} (default both), {@code --runs 3}, {@code --instances 100000},
