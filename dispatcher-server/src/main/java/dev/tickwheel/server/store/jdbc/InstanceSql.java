@@ -36,7 +36,7 @@ final class InstanceSql {
     static final String CLAIM = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
             + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ? AND status = ?";
 
-    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from. Wrapped to return the claimed ids. */
+    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from. Wrapped to return the claimed rows. */
     static final String CLAIM_ALL = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
             + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ANY(?) AND status = ?";
 
@@ -79,7 +79,6 @@ final class InstanceSql {
     static final String COUNT_BY_STATUS = "SELECT status, COUNT(*) AS n FROM tw_instance GROUP BY status";
 
     final String insertScheduledIfAbsent;
-    final String claimAllReturningIds;
     final String cancelAllOfJobReturningIds;
     /** {@link #CLAIM_ALL} returning every {@link #COLUMNS} of the claimed rows. */
     final String claimAllReturningRows;
@@ -89,7 +88,6 @@ final class InstanceSql {
     InstanceSql(SqlDialect dialect) {
         insertScheduledIfAbsent = dialect.insertIfAbsent(
                 "tw_instance", INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"));
-        claimAllReturningIds = dialect.updateReturningIds(CLAIM_ALL);
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
         claimAllReturningRows = dialect.updateReturning(CLAIM_ALL, COLUMNS);
         finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);

@@ -98,6 +98,16 @@ abstract class AbstractBatchStoreContractTest {
 
     @Test
     void claimBatch_eightThreadsRaceOnTheSameIds_eachInstanceClaimedOnce() throws Exception {
+        raceEightThreads((store, ids) -> store.claimBatch(ids, START).stream().map(Instance::id).toList());
+    }
+
+    @Test
+    void claimAll_eightThreadsRaceOnTheSameIds_eachInstanceClaimedOnce() throws Exception {
+        raceEightThreads((store, ids) -> List.copyOf(store.claimAll(ids, START)));
+    }
+
+    private void raceEightThreads(java.util.function.BiFunction<InstanceStore, List<Long>, List<Long>> claim)
+            throws Exception {
         Job job = insertJob(START);
         List<Long> all = createWaiting(job, 2_000).stream().map(NewInstance::id).toList();
         Map<Long, Integer> claims = new ConcurrentHashMap<>();
@@ -112,8 +122,8 @@ abstract class AbstractBatchStoreContractTest {
                     Collections.shuffle(mine, new Random(seed));
                     start.await();
                     for (int from = 0; from < mine.size(); from += 100) {
-                        for (Instance row : instances.claimBatch(mine.subList(from, from + 100), START)) {
-                            claims.merge(row.id(), 1, Integer::sum);
+                        for (long id : claim.apply(instances, mine.subList(from, from + 100))) {
+                            claims.merge(id, 1, Integer::sum);
                         }
                     }
                     return null;
