@@ -61,6 +61,7 @@ public final class TickwheelServer implements AutoCloseable {
     private final AtomicInteger state = new AtomicInteger();
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
+    private InstanceDispatcher dispatcher;
     private PeriodicTaskScheduler loaderThread;
     private InstanceLoader loader;
     private JobService jobService;
@@ -96,7 +97,7 @@ public final class TickwheelServer implements AutoCloseable {
                             .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
                             .build(), json, config.webhookTimeout));
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids, parser);
-            InstanceDispatcher dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock,
+            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock,
                     config.listener, followUp);
             followUp.bind(dispatcher);
             InstancePlanner planner = new InstancePlanner(config.misfireThreshold,
@@ -189,6 +190,9 @@ public final class TickwheelServer implements AutoCloseable {
         }
         if (wheel != null) {
             wheel.close();
+        }
+        if (dispatcher != null) {
+            dispatcher.close(); // after the wheel: nothing fires any more; before the store: outcomes get written
         }
         if (stores != null) {
             stores.close();

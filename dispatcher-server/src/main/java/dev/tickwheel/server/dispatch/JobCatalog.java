@@ -1,6 +1,12 @@
 package dev.tickwheel.server.dispatch;
 
+import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.JobStore;
@@ -27,7 +33,30 @@ public final class JobCatalog {
         this.cache = Caffeine.newBuilder()
                 .maximumSize(MAX_JOBS)
                 .expireAfterWrite(ttl)
-                .build(jobs::get);
+                .build(new CacheLoader<>() {
+                    @Override
+                    public Optional<Job> load(Long jobId) {
+                        return jobs.get(jobId);
+                    }
+
+                    @Override
+                    public Map<Long, Optional<Job>> loadAll(Set<? extends Long> jobIds) {
+                        Map<Long, Job> found = jobs.getAll(List.copyOf(jobIds));
+                        Map<Long, Optional<Job>> loaded = new HashMap<>();
+                        for (Long id : jobIds) {
+                            loaded.put(id, Optional.ofNullable(found.get(id)));
+                        }
+                        return loaded;
+                    }
+                });
+    }
+
+    /**
+     * Loads the jobs not cached yet with one query, so that the dispatch of a batch of instances of many jobs costs
+     * one job read, not one per job.
+     */
+    public void prefetch(Collection<Long> jobIds) {
+        cache.getAll(jobIds);
     }
 
     public Optional<Job> get(long jobId) {

@@ -7,6 +7,7 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.time.InvalidTimeExpressionException;
 import dev.tickwheel.time.TimeExpression;
@@ -23,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One loader pass: walks the enabled jobs whose next trigger time falls within the load window, in pages, and for each
- * creates its instances and advances its next trigger time in one transaction, then arms the created instances on the
- * wheel.
+ * page creates its jobs' instances and advances their next trigger times in one transaction (one compare-and-set per
+ * job, multi-row inserts), then arms the created instances on the wheel.
  *
  * <p>The advance is a compare-and-set on the job's next trigger time, and (job, expected trigger time) is unique, so a
  * pass that runs twice, or on two servers at once, creates each instance once: the loser's advance fails and writes
@@ -72,9 +73,7 @@ public final class InstanceLoader {
         DueJobCursor cursor = null;
         while (true) {
             List<Job> page = jobs.findDue(windowEnd, cursor, pageSize);
-            for (Job job : page) {
-                createdThisPass += loadJob(job, now, windowEnd);
-            }
+            createdThisPass += loadPage(page, now, windowEnd);
             if (page.size() < pageSize) {
                 break;
             }
@@ -86,22 +85,52 @@ public final class InstanceLoader {
         return createdThisPass;
     }
 
+    /**
+     * Plans every job of a page and writes them all in one transaction (see
+     * {@link InstanceStore#createInstancesAndAdvanceJobs}); each job still advances by its own compare-and-set, so a
+     * job another loader moved first is skipped exactly as in {@link #loadJob}.
+     */
+    private int loadPage(List<Job> page, Instant now, Instant windowEnd) {
+        List<JobAdvance> advances = new ArrayList<>(page.size());
+        for (Job job : page) {
+            JobAdvance advance = plan(job, now, windowEnd);
+            if (advance != null) {
+                advances.add(advance);
+            }
+        }
+        if (advances.isEmpty()) {
+            return 0;
+        }
+        List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(advances);
+        int createdHere = 0;
+        for (int i = 0; i < results.size(); i++) {
+            createdHere += armCreated(advances.get(i).jobId(), results.get(i));
+        }
+        return createdHere;
+    }
+
     /** Loads one job now, if it is due within the window. */
     public int loadJob(Job job) {
         Instant now = clock.instant();
-        return loadJob(job, now, now.plus(window));
+        JobAdvance advance = plan(job, now, now.plus(window));
+        if (advance == null) {
+            return 0;
+        }
+        return armCreated(job.id(), instances.createInstancesAndAdvanceJob(
+                advance.jobId(), advance.expectedNextTrigger(), advance.newNextTrigger(), advance.instances()));
     }
 
-    private int loadJob(Job job, Instant now, Instant windowEnd) {
+    /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
+    private JobAdvance plan(Job job, Instant now, Instant windowEnd) {
         if (!job.enabled() || job.nextTriggerTime() == null || job.nextTriggerTime().isAfter(windowEnd)) {
-            return 0;
+            return null;
         }
         TimeExpression expression;
         try {
             expression = parser.parse(job.schedule());
         } catch (InvalidTimeExpressionException e) {
             log.error("job {} has an invalid schedule and is not loaded: {}", job.id(), e.getMessage());
-            return 0;
+            return null;
         }
         LoadPlan plan = planner.plan(job, expression, now, windowEnd);
         if (plan.droppedMissed() > 0) {
@@ -112,10 +141,12 @@ public final class InstanceLoader {
         for (Instant trigger : plan.triggerTimes()) {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(
-                job.id(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
+        return new JobAdvance(job.id(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
+    }
+
+    private int armCreated(long jobId, AdvanceResult result) {
         if (!result.advanced()) {
-            log.debug("job {} was advanced concurrently; skipped", job.id());
+            log.debug("job {} was advanced concurrently; skipped", jobId);
             return 0;
         }
         for (NewInstance instance : result.created()) {

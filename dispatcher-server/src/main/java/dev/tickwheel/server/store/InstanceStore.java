@@ -49,6 +49,17 @@ public interface InstanceStore {
             long jobId, Instant expectedNextTrigger, Instant newNextTrigger, List<NewInstance> instances);
 
     /**
+     * {@link #createInstancesAndAdvanceJob} for many jobs in <em>one</em> transaction (a loader page): each job's
+     * advance is its own compare-and-set, and each job's result is exactly what the single call would have returned.
+     * Job rows are locked in ascending id order, so two loaders over overlapping pages cannot deadlock on them.
+     *
+     * @return one result per advance, in the order given
+     * @throws IllegalArgumentException if two advances name the same job, or as the single call
+     * @throws DuplicateIdException     if an instance id is taken or repeated; nothing is written
+     */
+    List<AdvanceResult> createInstancesAndAdvanceJobs(List<JobAdvance> advances);
+
+    /**
      * Inserts an on-demand (API) instance as waiting. On-demand instances fill no schedule slot, so two of them may
      * share a job and a trigger time (two API calls in the same millisecond both run).
      *
@@ -73,6 +84,23 @@ public interface InstanceStore {
      * @return the ids this call claimed
      */
     Set<Long> claimAll(Collection<Long> instanceIds, Instant now);
+
+    /**
+     * Claims many instances with one statement per chunk, each exactly as {@link #claim} would, and returns the
+     * claimed rows as they are after the claim (status DISPATCHING, attempt incremented), so a dispatcher needs no
+     * read after its claim. An instance is in the result if and only if this call moved it from WAITING to
+     * DISPATCHING; a cancelled, finished, unknown or elsewhere-claimed id is simply absent.
+     *
+     * @return the claimed instances, in no particular order
+     */
+    List<Instance> claimBatch(Collection<Long> instanceIds, Instant now);
+
+    /**
+     * DISPATCHING → SUCCEEDED for many instances at once, each exactly as {@link #markSucceeded} would.
+     *
+     * @return the ids this call moved to SUCCEEDED
+     */
+    Set<Long> markAllSucceeded(Collection<Long> instanceIds);
 
     /** DISPATCHING → SUCCEEDED; clears the error. Returns false if the instance is not dispatching. */
     boolean markSucceeded(long instanceId);

@@ -54,6 +54,9 @@ public interface JobStore {
     /** The job with this id, if stored. */
     Optional<Job> get(long jobId);
 
+    /** The stored jobs among {@code jobIds} (unknown ids are absent), read with one query per 1 000 ids. */
+    java.util.Map<Long, Job> getAll(java.util.Collection<Long> jobIds);
+
     /**
      * A page of all jobs in ascending id order.
      *

@@ -40,6 +40,17 @@ final class H2Dialect implements SqlDialect {
 
     @Override
     public String updateReturningIds(String updateSql) {
-        return null;
+        return updateReturning(updateSql, "id");
+    }
+
+    @Override
+    public String updateReturning(String updateSql, String columns) {
+        return "SELECT " + columns + " FROM FINAL TABLE (" + updateSql + ")";
+    }
+
+    /** See {@link SqlDialect#batchedCompareAndSetIsExact()}: not under concurrent updates of the same rows. */
+    @Override
+    public boolean batchedCompareAndSetIsExact() {
+        return false;
     }
 }

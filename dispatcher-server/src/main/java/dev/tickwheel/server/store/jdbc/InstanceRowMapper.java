@@ -27,18 +27,27 @@ final class InstanceRowMapper {
      */
     static void bindInsert(PreparedStatement ps, NewInstance instance, boolean scheduled, long nowMs)
             throws SQLException {
+        bindInsert(ps, 0, instance, scheduled, nowMs);
+    }
+
+    /**
+     * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long)}, into parameters {@code offset + 1} to
+     * {@code offset + 11}: one row of a multi-row insert.
+     */
+    static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs)
+            throws SQLException {
         long triggerMs = instance.expectedTriggerTime().toEpochMilli();
-        ps.setLong(1, instance.id());
-        ps.setLong(2, instance.jobId());
-        ps.setString(3, InstanceStatus.WAITING.name());
-        JdbcValues.setLong(ps, 4, scheduled ? triggerMs : null);
-        ps.setLong(5, triggerMs);
-        JdbcValues.setLong(ps, 6, null);
-        ps.setInt(7, 0);
-        JdbcValues.setString(ps, 8, null);
-        JdbcValues.setString(ps, 9, instance.params());
-        ps.setLong(10, nowMs);
-        ps.setLong(11, nowMs);
+        ps.setLong(offset + 1, instance.id());
+        ps.setLong(offset + 2, instance.jobId());
+        ps.setString(offset + 3, InstanceStatus.WAITING.name());
+        JdbcValues.setLong(ps, offset + 4, scheduled ? triggerMs : null);
+        ps.setLong(offset + 5, triggerMs);
+        JdbcValues.setLong(ps, offset + 6, null);
+        ps.setInt(offset + 7, 0);
+        JdbcValues.setString(ps, offset + 8, null);
+        JdbcValues.setString(ps, offset + 9, instance.params());
+        ps.setLong(offset + 10, nowMs);
+        ps.setLong(offset + 11, nowMs);
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */

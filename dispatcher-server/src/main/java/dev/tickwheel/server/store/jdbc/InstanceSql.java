@@ -36,13 +36,17 @@ final class InstanceSql {
     static final String CLAIM = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
             + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ? AND status = ?";
 
-    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from. Wrapped to return the claimed ids. */
+    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from. Wrapped to return the claimed rows. */
     static final String CLAIM_ALL = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
             + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ANY(?) AND status = ?";
 
     /** Parameters: to, error (null to clear), updated at, id, from. Succeed and fail. */
     static final String FINISH = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
             + " WHERE id = ? AND status = ?";
+
+    /** Parameters: to, error (null to clear), updated at, ids (BIGINT array), from. Wrapped to return the ids. */
+    static final String FINISH_ALL = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
+            + " WHERE id = ANY(?) AND status = ?";
 
     /** Parameters: to, expected trigger, error, updated at, id, from. */
     static final String RETRY = "UPDATE tw_instance SET status = ?, expected_trigger_time_ms = ?, error = ?,"
@@ -65,6 +69,9 @@ final class InstanceSql {
     /** Parameters: id. */
     static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ?";
 
+    /** Parameters: ids (a BIGINT array). */
+    static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
+
     /** Parameters: status, afterId, limit. Served by the (status, id) index. */
     static final String SELECT_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE status = ? AND id > ? ORDER BY id LIMIT ?";
@@ -76,16 +83,18 @@ final class InstanceSql {
     static final String COUNT_BY_STATUS = "SELECT status, COUNT(*) AS n FROM tw_instance GROUP BY status";
 
     final String insertScheduledIfAbsent;
-    /** {@link #CLAIM_ALL} returning the claimed ids, or null if the dialect has no safe way (then: row by row). */
-    final String claimAllReturningIds;
-    /** {@link #CANCEL_ALL_OF_JOB} returning the cancelled ids, or null as above. */
     final String cancelAllOfJobReturningIds;
+    /** {@link #CLAIM_ALL} returning every {@link #COLUMNS} of the claimed rows. */
+    final String claimAllReturningRows;
+    /** {@link #FINISH_ALL} returning the ids it moved. */
+    final String finishAllReturningIds;
 
     InstanceSql(SqlDialect dialect) {
         insertScheduledIfAbsent = dialect.insertIfAbsent(
                 "tw_instance", INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"));
-        claimAllReturningIds = dialect.updateReturningIds(CLAIM_ALL);
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
+        claimAllReturningRows = dialect.updateReturning(CLAIM_ALL, COLUMNS);
+        finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);
     }
 
     /**

@@ -7,13 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The instance status changes, each one compare-and-set statement in auto-commit mode: the row changes only if its
@@ -23,13 +17,13 @@ import java.util.Set;
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  *
- * <p>Caveats: a claim batch is split into statements of at most {@link #CLAIM_CHUNK} ids; each id is still claimed
- * by exactly one caller, but a failure part-way leaves earlier chunks claimed (and reported by nothing). Errors
- * longer than {@link #MAX_ERROR_LENGTH} characters are truncated.
+ * Batched claims and successes are in {@link BatchTransitions}.
+ *
+ * <p>Caveats: errors longer than {@link #MAX_ERROR_LENGTH} characters are truncated.
  */
 final class InstanceTransitions {
 
-    /** Ids per claim statement: keeps arrays and row locks of one statement small. */
+    /** Ids per batched claim statement ({@link BatchTransitions}): keeps arrays and row locks of one statement small. */
     static final int CLAIM_CHUNK = 1_000;
 
     /** Longest error text stored; a stack trace is cut here. */
@@ -59,48 +53,6 @@ final class InstanceTransitions {
                 ps.setLong(4, instanceId);
                 ps.setString(5, t.from().name());
                 return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    Set<Long> claimAll(Collection<Long> instanceIds, Instant now) {
-        Objects.requireNonNull(now, "now");
-        List<Long> ids = new ArrayList<>(new LinkedHashSet<>(instanceIds));
-        Set<Long> claimed = new HashSet<>();
-        for (int from = 0; from < ids.size(); from += CLAIM_CHUNK) {
-            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CLAIM_CHUNK));
-            claimed.addAll(claimChunk(chunk, now));
-        }
-        return claimed;
-    }
-
-    private Set<Long> claimChunk(List<Long> ids, Instant now) {
-        InstanceTransition t = InstanceTransition.CLAIM;
-        long nowMs = now.toEpochMilli();
-        if (sql.claimAllReturningIds == null) {
-            return runner.inTransaction("claim " + ids.size() + " instances", connection ->
-                    RowByRowCas.apply(connection, ids, InstanceSql.CLAIM, (ps, id) -> {
-                        ps.setString(1, t.to().name());
-                        ps.setLong(2, nowMs);
-                        ps.setLong(3, nowMs);
-                        ps.setLong(4, id);
-                        ps.setString(5, t.from().name());
-                    }));
-        }
-        return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningIds)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, nowMs);
-                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
-                ps.setString(5, t.from().name());
-                Set<Long> claimed = new HashSet<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(rs.getLong(1));
-                    }
-                }
-                return claimed;
             }
         });
     }

@@ -31,10 +31,12 @@ final class JdbcJobStore implements JobStore {
 
     private final TransactionRunner runner;
     private final InstanceSql instanceSql;
+    private final boolean batchedCasIsExact;
     private final Clock clock;
     private final DuplicateIds duplicateIds;
 
     JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock) {
+        this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
         this.runner = runner;
         this.instanceSql = new InstanceSql(dialect);
         this.clock = clock;
@@ -113,7 +115,8 @@ final class JdbcJobStore implements JobStore {
     private List<Long> cancelWaitingInstances(Connection connection, long jobId, long nowMs) throws SQLException {
         InstanceTransition t = InstanceTransition.CANCEL;
         List<Long> ids = new ArrayList<>();
-        if (instanceSql.cancelAllOfJobReturningIds == null) {
+        // H2's UPDATE ... RETURNING (FINAL TABLE) can report rows a racing claim took: cancel row by row there.
+        if (!batchedCasIsExact) {
             List<Long> waiting = selectIds(connection, jobId, t.from());
             ids.addAll(RowByRowCas.apply(connection, waiting, InstanceSql.CANCEL, (ps, id) -> {
                 ps.setString(1, t.to().name());
@@ -158,6 +161,23 @@ final class JdbcJobStore implements JobStore {
         return runner.autoCommit("get job " + jobId, connection -> selectById(connection, jobId));
     }
 
+    @Override
+    public java.util.Map<Long, Job> getAll(java.util.Collection<Long> jobIds) {
+        List<Long> ids = new ArrayList<>(new java.util.TreeSet<>(jobIds));
+        java.util.Map<Long, Job> found = new java.util.HashMap<>();
+        for (int from = 0; from < ids.size(); from += 1_000) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + 1_000));
+            List<Job> rows = runner.autoCommit("get " + chunk.size() + " jobs", connection -> {
+                try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_IDS)) {
+                    ps.setArray(1, connection.createArrayOf("bigint", chunk.toArray(new Long[0])));
+                    return readAll(ps);
+                }
+            });
+            rows.forEach(job -> found.put(job.id(), job));
+        }
+        return found;
+    }
+
     private static Optional<Job> selectById(Connection connection, long jobId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_ID)) {
             ps.setLong(1, jobId);
@@ -193,7 +213,10 @@ final class JdbcJobStore implements JobStore {
                 int i = 1;
                 ps.setLong(i++, until.toEpochMilli());
                 if (after != null) {
-                    ps.setLong(i++, after.nextTriggerTime().toEpochMilli());
+                    long cursorMs = after.nextTriggerTime().toEpochMilli();
+                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, cursorMs);
                     ps.setLong(i++, after.jobId());
                 }
                 ps.setInt(i, limit);

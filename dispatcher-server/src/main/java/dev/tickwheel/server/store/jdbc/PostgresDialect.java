@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * PostgreSQL spellings: {@code INSERT ... ON CONFLICT (key) DO NOTHING} and {@code UPDATE ... RETURNING id}.
+ * PostgreSQL spellings: {@code INSERT ... ON CONFLICT (key) DO NOTHING} and {@code UPDATE ... RETURNING}, and multi-row inserts that
+ * return the ids they inserted.
  *
  * <p>Immutable; thread-safe.
  *
@@ -27,6 +28,21 @@ final class PostgresDialect implements SqlDialect {
 
     @Override
     public String updateReturningIds(String updateSql) {
-        return updateSql + " RETURNING id";
+        return updateReturning(updateSql, "id");
+    }
+
+    @Override
+    public String updateReturning(String updateSql, String columns) {
+        return updateSql + " RETURNING " + columns;
+    }
+
+    /** {@code INSERT ... VALUES (...), (...) ON CONFLICT (key) DO NOTHING RETURNING id}: one round trip per page. */
+    @Override
+    public java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
+                                                                 List<String> keyColumns, int rows) {
+        String row = columns.stream().map(c -> "?").collect(Collectors.joining(", ", "(", ")"));
+        String values = String.join(", ", java.util.Collections.nCopies(rows, row));
+        return java.util.Optional.of("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES " + values
+                + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING RETURNING id");
     }
 }

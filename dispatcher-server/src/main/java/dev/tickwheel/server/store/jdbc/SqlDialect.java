@@ -31,6 +31,34 @@ public interface SqlDialect {
     String updateReturningIds(String updateSql);
 
     /**
+     * Wraps a single {@code UPDATE} so that executing it as a query returns {@code columns} (a comma-separated
+     * list) of every row it changed, as they are after the update. Parameters stay in the order of
+     * {@code updateSql}.
+     */
+    String updateReturning(String updateSql, String columns);
+
+    /**
+     * Whether a multi-row compare-and-set ({@code UPDATE ... WHERE id = ANY(?) AND status = ?}) wrapped by
+     * {@link #updateReturning} reports exactly the rows this statement moved when other transactions race for the
+     * same rows. True on PostgreSQL (a row whose status changed while waiting for its lock is re-checked and
+     * skipped). False on H2 2.3: under a race its {@code FINAL TABLE} returned rows another transaction had already
+     * moved (caught by the batched-claim race test), so batched transitions use one compare-and-set per row there.
+     */
+    default boolean batchedCompareAndSetIsExact() {
+        return true;
+    }
+
+    /**
+     * A multi-row form of {@link #insertIfAbsent} for {@code rows} rows (one {@code ?} per column per row, row
+     * after row) that, run as a query, returns the {@code id} of every row it inserted; empty if the database
+     * has no such statement (the caller then batches the single-row form, whose update counts say the same).
+     */
+    default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
+                                                                  List<String> keyColumns, int rows) {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * The dialect for a JDBC URL.
      *
      * @throws IllegalArgumentException if the URL is neither H2 nor PostgreSQL

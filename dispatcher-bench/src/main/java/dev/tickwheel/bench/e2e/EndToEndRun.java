@@ -1,0 +1,180 @@
+package dev.tickwheel.bench.e2e;
+
+import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.jdbc.JdbcStores;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One end-to-end run on a fresh store: {@code instances} ONE_SHOT jobs due within the next {@code leadMs}, created
+ * as instances by the server's own loader, fired by the wheel, claimed, handed to a {@link CountingHandler} and
+ * recorded SUCCEEDED; then the store rows are read back and measured.
+ *
+ * <h2>Fixture</h2>
+ * The job definitions are setup, not measured: they are inserted in batches through {@code JobStore.insertAll} with
+ * trigger times a day ahead (so nothing loads them yet), then moved by one {@code UPDATE} so that their triggers
+ * spread evenly over {@code [start + leadMs − spreadMs, start + leadMs)}, and the server starts at once. Its first
+ * loader pass (at start) sees every job within its 30 s window and creates the 100 000 instances; that is the
+ * "created" stage, measured from the rows' {@code created_at}.
+ *
+ * <p>Not thread-safe: confined to the benchmark's main thread.
+ */
+public final class EndToEndRun {
+
+    private static final String HANDLER = "count";
+    private static final int JOB_INSERT_BATCH = 2_000;
+    private static final int READ_PAGE = 10_000;
+
+    private final int instances;
+    private final long leadMs;
+    private final long spreadMs;
+    private final Duration timeout;
+
+    public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout) {
+        if (instances < 1) {
+            throw new IllegalArgumentException("instances must be positive: " + instances);
+        }
+        if (spreadMs < 0 || spreadMs > leadMs) {
+            throw new IllegalArgumentException("spreadMs must be in 0..leadMs (" + leadMs + "): " + spreadMs);
+        }
+        this.instances = instances;
+        this.leadMs = leadMs;
+        this.spreadMs = spreadMs;
+        this.timeout = timeout;
+    }
+
+    public RunResult run(BenchDatabase database) throws SQLException {
+        Clock clock = Clock.systemUTC();
+        long farAheadMs = clock.millis() + TimeUnit.DAYS.toMillis(1);
+        try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
+            insertJobs(stores, clock, farAheadMs);
+            long shiftMs = farAheadMs - (clock.millis() + leadMs - spreadMs);
+            shiftTriggers(stores, shiftMs);
+        }
+        CountingHandler handler = new CountingHandler();
+        long serverStartMs = clock.millis();
+        TickwheelServer server = TickwheelServer.builder()
+                .jdbcUrl(database.jdbcUrl())
+                .nodeId(2)
+                .handler(HANDLER, handler)
+                .build()
+                .start();
+        try {
+            awaitAllSucceeded(server, handler);
+            // Give a duplicate dispatch, were there one, a moment to show up in the handler's count.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+        } finally {
+            server.close();
+        }
+        try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
+            return measure(readAll(stores), serverStartMs, handler.duplicates());
+        }
+    }
+
+    private void insertJobs(JdbcStores stores, Clock clock, long farAheadMs) {
+        SnowflakeIdGenerator ids = new SnowflakeIdGenerator(1, clock);
+        List<NewJob> batch = new ArrayList<>(JOB_INSERT_BATCH);
+        for (int i = 0; i < instances; i++) {
+            Instant at = Instant.ofEpochMilli(farAheadMs + spreadMs * i / instances);
+            batch.add(new NewJob(ids.nextId(), "e2e-" + i, ScheduleSpec.oneShot(at), Target.handler(HANDLER), null,
+                    true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, at));
+            if (batch.size() == JOB_INSERT_BATCH) {
+                stores.jobs().insertAll(batch);
+                batch.clear();
+            }
+        }
+        if (!batch.isEmpty()) {
+            stores.jobs().insertAll(batch);
+        }
+    }
+
+    /** Setup only: moves every job's one-shot time (definition and next trigger) {@code shiftMs} earlier. */
+    private static void shiftTriggers(JdbcStores stores, long shiftMs) throws SQLException {
+        try (Connection connection = stores.dataSource().getConnection();
+                PreparedStatement ps = connection.prepareStatement("UPDATE tw_job SET"
+                        + " next_trigger_time_ms = next_trigger_time_ms - ?, schedule_at_ms = schedule_at_ms - ?")) {
+            ps.setLong(1, shiftMs);
+            ps.setLong(2, shiftMs);
+            ps.executeUpdate();
+        }
+    }
+
+    private void awaitAllSucceeded(TickwheelServer server, CountingHandler handler) {
+        long deadlineNanos = System.nanoTime() + timeout.toNanos();
+        long lastReportNanos = System.nanoTime();
+        while (true) {
+            if (handler.calls() >= instances
+                    && server.instances().countByStatus().get(InstanceStatus.SUCCEEDED) >= instances) {
+                return;
+            }
+            if (System.nanoTime() - deadlineNanos > 0) {
+                throw new IllegalStateException("not every instance succeeded within " + timeout + ": handler calls "
+                        + handler.calls() + ", store " + server.instances().countByStatus());
+            }
+            if (System.nanoTime() - lastReportNanos > TimeUnit.SECONDS.toNanos(5)) {
+                System.err.println("  ... handler calls " + handler.calls() + " of " + instances);
+                lastReportNanos = System.nanoTime();
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+    }
+
+    private static List<Instance> readAll(JdbcStores stores) {
+        List<Instance> all = new ArrayList<>();
+        long afterId = 0;
+        while (true) {
+            Page<Instance> page = stores.instances().list(null, null, afterId, READ_PAGE);
+            all.addAll(page.items());
+            if (page.nextCursor().isEmpty()) {
+                return all;
+            }
+            afterId = page.nextCursor().getAsLong();
+        }
+    }
+
+    private RunResult measure(List<Instance> rows, long serverStartMs, long duplicates) {
+        long[] latenessMs = new long[rows.size()];
+        long lastCreatedMs = Long.MIN_VALUE;
+        long firstFiredMs = Long.MAX_VALUE;
+        long lastRecordedMs = Long.MIN_VALUE;
+        long notSucceeded = Math.max(0, instances - rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            Instance row = rows.get(i);
+            if (row.status() != InstanceStatus.SUCCEEDED || row.attempt() != 1 || row.actualTriggerTime() == null) {
+                notSucceeded++;
+                continue;
+            }
+            long actualMs = row.actualTriggerTime().toEpochMilli();
+            latenessMs[i] = actualMs - row.scheduledTriggerTime().toEpochMilli();
+            lastCreatedMs = Math.max(lastCreatedMs, row.createdAt().toEpochMilli());
+            firstFiredMs = Math.min(firstFiredMs, actualMs);
+            lastRecordedMs = Math.max(lastRecordedMs, row.updatedAt().toEpochMilli());
+        }
+        Percentiles lateness = new Percentiles(latenessMs);
+        long n = rows.size();
+        return new RunResult(n, perSec(n, lastCreatedMs - serverStartMs), perSec(n, lastRecordedMs - firstFiredMs),
+                perSec(n, lastRecordedMs - serverStartMs), lateness.at(50), lateness.at(99), lateness.at(99.9),
+                lateness.max(), duplicates, notSucceeded);
+    }
+
+    private static double perSec(long count, long elapsedMs) {
+        return count * 1000.0 / Math.max(1, elapsedMs);
+    }
+}
