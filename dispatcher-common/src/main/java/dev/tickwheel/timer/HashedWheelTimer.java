@@ -122,7 +122,8 @@ public final class HashedWheelTimer implements Timer {
         this.expiryHandler = b.expiryHandler;
         this.failureHandler = b.failureHandler;
         this.originNanos = ticker.read();
-        // A timeout due at deadline d is expired at d - lead: shifting the wheel's origin by the lead does that.
+        // The wheel measures a node's deadline from origin + lead while "now" is measured from origin, so a timeout
+        // with deadline d expires when now reaches d - lead.
         this.wheel = new TimingWheel(tickNanos, b.ticksPerWheel, originNanos + expiryLeadNanos);
         this.worker = b.threadFactory.newThread(this::runWorker);
         if (worker == null) {
@@ -299,7 +300,7 @@ public final class HashedWheelTimer implements Timer {
                 wakeAtNanos = AWAKE;
                 // Interrupts are not used to stop the worker (stop() unparks it); clear them so a park cannot spin.
                 Thread.interrupted();
-                long nowRel = ticker.read() - originNanos - expiryLeadNanos;
+                long nowRel = ticker.read() - originNanos;
                 passNowRel = nowRel;
                 saturatedThisPass = false;
                 drainCancellations();
@@ -320,7 +321,7 @@ public final class HashedWheelTimer implements Timer {
                 if (nextRel == Long.MAX_VALUE) {
                     parker.parkIndefinitely();
                 } else {
-                    parker.parkUntil(originNanos + expiryLeadNanos + nextRel);
+                    parker.parkUntil(originNanos + nextRel);
                 }
             }
         } finally {

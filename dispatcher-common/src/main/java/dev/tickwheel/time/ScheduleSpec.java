@@ -1,0 +1,88 @@
+package dev.tickwheel.time;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A schedule as raw fields, the shape it has on the wire and in the store. Nothing is validated here;
+ * {@link TimeExpressionParser} turns a spec into a {@link TimeExpression} or says which field is wrong, and
+ * {@link #of(TimeExpression)} turns an expression back into the fields to store.
+ *
+ * <table>
+ *   <caption>Which fields each type uses (every other field must be null)</caption>
+ *   <tr><th>type</th><th>fields</th></tr>
+ *   <tr><td>CRON</td><td>expression (required), zoneId (optional, default UTC)</td></tr>
+ *   <tr><td>FIXED_RATE</td><td>periodMs (required), at = the first trigger and anchor (optional, default now)</td></tr>
+ *   <tr><td>FIXED_DELAY</td><td>delayMs (required)</td></tr>
+ *   <tr><td>ONE_SHOT</td><td>at (required)</td></tr>
+ *   <tr><td>API</td><td>none</td></tr>
+ * </table>
+ *
+ * <p>Immutable.
+ *
+ * @param type       the schedule type; required
+ * @param expression Quartz cron expression, CRON only
+ * @param zoneId     zone id such as {@code Europe/Berlin}, CRON only
+ * @param periodMs   period in milliseconds, FIXED_RATE only
+ * @param delayMs    delay after completion in milliseconds, FIXED_DELAY only
+ * @param at         trigger instant (ONE_SHOT) or first trigger (FIXED_RATE)
+ */
+public record ScheduleSpec(ScheduleType type, String expression, String zoneId, Long periodMs, Long delayMs,
+                           Instant at) {
+
+    /** Wire name of {@link #type()}. */
+    public static final String FIELD_TYPE = "type";
+    /** Wire name of {@link #expression()}. */
+    public static final String FIELD_EXPRESSION = "expression";
+    /** Wire name of {@link #zoneId()}. */
+    public static final String FIELD_ZONE_ID = "zoneId";
+    /** Wire name of {@link #periodMs()}. */
+    public static final String FIELD_PERIOD_MS = "periodMs";
+    /** Wire name of {@link #delayMs()}. */
+    public static final String FIELD_DELAY_MS = "delayMs";
+    /** Wire name of {@link #at()}. */
+    public static final String FIELD_AT = "at";
+
+    /** A CRON spec. */
+    public static ScheduleSpec cron(String expression, String zoneId) {
+        return new ScheduleSpec(ScheduleType.CRON, expression, zoneId, null, null, null);
+    }
+
+    /** A FIXED_RATE spec; {@code start} may be null (the parser's clock decides). */
+    public static ScheduleSpec fixedRate(long periodMs, Instant start) {
+        return new ScheduleSpec(ScheduleType.FIXED_RATE, null, null, periodMs, null, start);
+    }
+
+    /** A FIXED_DELAY spec. */
+    public static ScheduleSpec fixedDelay(long delayMs) {
+        return new ScheduleSpec(ScheduleType.FIXED_DELAY, null, null, null, delayMs, null);
+    }
+
+    /** A ONE_SHOT spec. */
+    public static ScheduleSpec oneShot(Instant at) {
+        return new ScheduleSpec(ScheduleType.ONE_SHOT, null, null, null, null, at);
+    }
+
+    /** An API spec. */
+    public static ScheduleSpec api() {
+        return new ScheduleSpec(ScheduleType.API, null, null, null, null, null);
+    }
+
+    /**
+     * The fields that represent {@code expression}; parsing them again gives an equal expression
+     * (durations are stored in whole milliseconds).
+     */
+    public static ScheduleSpec of(TimeExpression expression) {
+        Objects.requireNonNull(expression, "expression");
+        if (expression instanceof CronSchedule cron) {
+            return cron(cron.expression(), cron.zone().getId());
+        } else if (expression instanceof FixedRateSchedule rate) {
+            return fixedRate(rate.period().toMillis(), rate.start());
+        } else if (expression instanceof FixedDelaySchedule delay) {
+            return fixedDelay(delay.delay().toMillis());
+        } else if (expression instanceof OneShotSchedule oneShot) {
+            return oneShot(oneShot.at());
+        }
+        return api();
+    }
+}

@@ -1,0 +1,46 @@
+package dev.tickwheel.server;
+
+import dev.tickwheel.server.dispatch.InstanceDispatcher;
+import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.Page;
+import java.util.Optional;
+
+/**
+ * Reads and cancels instances.
+ *
+ * <p>Thread-safe.
+ */
+public final class InstanceService {
+
+    private final InstanceStore instances;
+    private final InstanceDispatcher dispatcher;
+
+    InstanceService(InstanceStore instances, InstanceDispatcher dispatcher) {
+        this.instances = instances;
+        this.dispatcher = dispatcher;
+    }
+
+    /**
+     * Cancels a waiting instance: durably in the store first (the compare-and-set that decides), then on the wheel,
+     * which frees its memory. A cancelled instance is never dispatched, even if its timer fires in the same
+     * millisecond: the dispatcher's claim would lose.
+     */
+    public CancelOutcome cancel(long instanceId) {
+        CancelOutcome outcome = instances.cancel(instanceId);
+        if (outcome == CancelOutcome.CANCELLED) {
+            dispatcher.disarm(instanceId);
+        }
+        return outcome;
+    }
+
+    public Optional<Instance> get(long instanceId) {
+        return instances.get(instanceId);
+    }
+
+    public Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit) {
+        return instances.list(jobId, status, afterId, limit);
+    }
+}

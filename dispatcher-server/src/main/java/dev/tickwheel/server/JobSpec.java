@@ -1,0 +1,39 @@
+package dev.tickwheel.server;
+
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import java.util.Objects;
+
+/**
+ * What a user says about a job when creating or replacing it; the server adds the ID and the next trigger time.
+ *
+ * <p>Immutable.
+ */
+public record JobSpec(String name, ScheduleSpec schedule, Target target, String params, boolean enabled,
+                      MisfirePolicy misfirePolicy, RetryPolicy retryPolicy) {
+
+    public JobSpec {
+        Objects.requireNonNull(schedule, "schedule");
+        Objects.requireNonNull(target, "target");
+        misfirePolicy = misfirePolicy != null ? misfirePolicy : MisfirePolicy.FIRE_ONCE_NOW;
+        retryPolicy = retryPolicy != null ? retryPolicy : RetryPolicy.NONE;
+    }
+
+    public static JobSpec of(String name, ScheduleSpec schedule, Target target) {
+        return new JobSpec(name, schedule, target, null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE);
+    }
+
+    public JobSpec withRetry(RetryPolicy retry) {
+        return new JobSpec(name, schedule, target, params, enabled, misfirePolicy, retry);
+    }
+
+    public JobSpec withParams(String newParams) {
+        return new JobSpec(name, schedule, target, newParams, enabled, misfirePolicy, retryPolicy);
+    }
+
+    public JobSpec withMisfirePolicy(MisfirePolicy policy) {
+        return new JobSpec(name, schedule, target, params, enabled, policy, retryPolicy);
+    }
+}

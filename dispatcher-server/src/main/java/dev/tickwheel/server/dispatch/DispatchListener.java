@@ -1,0 +1,32 @@
+package dev.tickwheel.server.dispatch;
+
+import dev.tickwheel.server.job.TargetType;
+import java.time.Duration;
+
+/**
+ * Told about each dispatch outcome (metrics). Methods must be quick and must not throw.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface DispatchListener {
+
+    DispatchListener NONE = new DispatchListener() {
+    };
+
+    /** The instance was fired: {@code lateness} is actual minus expected trigger time. */
+    default void fired(Duration lateness) {
+    }
+
+    /** The claim lost: the instance was cancelled or already claimed. */
+    default void claimLost() {
+    }
+
+    default void succeeded(TargetType type) {
+    }
+
+    default void failed(TargetType type) {
+    }
+
+    default void retried(TargetType type) {
+    }
+}

@@ -1,0 +1,19 @@
+package dev.tickwheel.server.dispatch;
+
+import java.time.Instant;
+
+/**
+ * What a target learns about the instance it runs. Serialized as the JSON body of a webhook call.
+ *
+ * <p>Immutable.
+ *
+ * @param instanceId          the instance's unique ID
+ * @param jobId               its job
+ * @param jobName             the job's name
+ * @param params              the instance's parameters (the job's, unless the run supplied its own); may be null
+ * @param expectedTriggerTime when it was due
+ * @param attempt             1 for the first try, 2 for the first retry, ...
+ */
+public record JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
+                         int attempt) {
+}

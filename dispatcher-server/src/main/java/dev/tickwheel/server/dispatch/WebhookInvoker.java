@@ -1,0 +1,87 @@
+package dev.tickwheel.server.dispatch;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tickwheel.server.job.Job;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * POSTs an instance to a job's WEBHOOK URL as JSON and treats any 2xx answer as success.
+ *
+ * <p>Body: {@code {"instanceId": "…", "jobId": "…", "jobName", "params", "expectedTriggerTime", "attempt"}}. IDs are
+ * strings because 64-bit values lose precision as JavaScript numbers; {@code params} is embedded as JSON when it
+ * parses as JSON, else as a string. A timeout, a connection error or a non-2xx status is a failure.
+ *
+ * <p>Thread-safe: the JDK {@link HttpClient} is.
+ */
+public final class WebhookInvoker implements TargetInvoker {
+
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+    private final HttpClient client;
+    private final ObjectMapper json;
+    private final Duration timeout;
+
+    public WebhookInvoker(HttpClient client, ObjectMapper json, Duration timeout) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.json = Objects.requireNonNull(json, "json");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    }
+
+    public static WebhookInvoker withDefaults(ObjectMapper json) {
+        HttpClient client = HttpClient.newBuilder()
+                .connectTimeout(DEFAULT_TIMEOUT)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+        return new WebhookInvoker(client, json, DEFAULT_TIMEOUT);
+    }
+
+    @Override
+    public void invoke(Job job, JobContext context) throws Exception {
+        String url = job.target().value();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .header("User-Agent", "tickwheel")
+                .POST(HttpRequest.BodyPublishers.ofString(body(context)))
+                .build();
+        HttpResponse<Void> response;
+        try {
+            response = client.send(request, HttpResponse.BodyHandlers.discarding());
+        } catch (HttpTimeoutException e) {
+            throw new IOException("webhook " + url + " timed out after " + timeout.toMillis() + " ms", e);
+        } catch (IOException e) {
+            throw new IOException("webhook " + url + " failed: " + e, e);
+        }
+        int status = response.statusCode();
+        if (status < 200 || status > 299) {
+            throw new IOException("webhook " + url + " answered HTTP " + status);
+        }
+    }
+
+    String body(JobContext context) throws IOException {
+        ObjectNode body = json.createObjectNode();
+        body.put("instanceId", Long.toString(context.instanceId()));
+        body.put("jobId", Long.toString(context.jobId()));
+        body.put("jobName", context.jobName());
+        if (context.params() == null) {
+            body.putNull("params");
+        } else {
+            try {
+                body.set("params", json.readTree(context.params()));
+            } catch (IOException notJson) {
+                body.put("params", context.params());
+            }
+        }
+        body.put("expectedTriggerTime", context.expectedTriggerTime().toString());
+        body.put("attempt", context.attempt());
+        return json.writeValueAsString(body);
+    }
+}

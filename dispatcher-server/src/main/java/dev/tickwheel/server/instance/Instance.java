@@ -1,0 +1,55 @@
+package dev.tickwheel.server.instance;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A stored instance: one run of a job, due at a time, moving through {@link InstanceStatus}.
+ *
+ * <p>Two trigger times: {@code scheduledTriggerTime} is the slot of the job's schedule this instance fills and never
+ * changes; together with the job id it is unique, so a loader that runs twice cannot create a duplicate. It is null
+ * for on-demand (API) runs, which are never deduplicated. {@code expectedTriggerTime} is when the next attempt is
+ * due: equal to the scheduled time at first, moved later by a retry.
+ *
+ * <p>Immutable.
+ *
+ * @param id                   the instance id
+ * @param jobId                the job this is an instance of
+ * @param status               where the instance is in its life
+ * @param scheduledTriggerTime the schedule slot (unique per job), or null for an on-demand run
+ * @param expectedTriggerTime  when the current or next attempt is due
+ * @param actualTriggerTime    when the last attempt was claimed, or null if never claimed
+ * @param attempt              attempts claimed so far (0 before the first claim)
+ * @param error                the error of the last failed attempt, or null
+ * @param params               parameters for this instance (JSON text), or null
+ * @param createdAt            when the instance was created
+ * @param updatedAt            when the instance last changed
+ */
+public record Instance(
+        long id,
+        long jobId,
+        InstanceStatus status,
+        Instant scheduledTriggerTime,
+        Instant expectedTriggerTime,
+        Instant actualTriggerTime,
+        int attempt,
+        String error,
+        String params,
+        Instant createdAt,
+        Instant updatedAt) {
+
+    public Instance {
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(expectedTriggerTime, "expectedTriggerTime");
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+        if (attempt < 0) {
+            throw new IllegalArgumentException("attempt must not be negative: " + attempt);
+        }
+    }
+
+    /** True for an on-demand (API) run, false for an instance that fills a slot of the job's schedule. */
+    public boolean isOnDemand() {
+        return scheduledTriggerTime == null;
+    }
+}

@@ -1,0 +1,27 @@
+package dev.tickwheel.server.instance;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * An instance about to be created: which job, when it is due, and its parameters.
+ *
+ * <p>Immutable.
+ *
+ * @param id                  the instance id, positive; assigned by the caller (Snowflake-style), unique
+ * @param jobId               the job this is an instance of
+ * @param expectedTriggerTime when the instance is due
+ * @param params              parameters for this instance (JSON text), or null
+ */
+public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
+
+    public NewInstance {
+        if (id <= 0) {
+            throw new IllegalArgumentException("id must be positive: " + id);
+        }
+        if (jobId <= 0) {
+            throw new IllegalArgumentException("jobId must be positive: " + jobId);
+        }
+        Objects.requireNonNull(expectedTriggerTime, "expectedTriggerTime");
+    }
+}

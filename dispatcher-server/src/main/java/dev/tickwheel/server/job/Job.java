@@ -1,0 +1,82 @@
+package dev.tickwheel.server.job;
+
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.MisfirePolicy;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A stored job: its definition, the next time a loader should create an instance for it, and bookkeeping.
+ *
+ * <p>{@code version} serves optimistic updates: an update names the version it read and fails if the stored one
+ * moved on. Advancing {@code nextTriggerTime} by a loader is a compare-and-set on that field alone and does not
+ * bump the version, so loaders and user edits do not keep invalidating each other.
+ *
+ * <p>Immutable.
+ *
+ * @param id              the job id, positive
+ * @param name            a human name, 1..200 characters
+ * @param schedule        the raw schedule
+ * @param target          where instances are delivered
+ * @param params          parameters handed to every instance (JSON text), or null
+ * @param enabled         whether loaders create instances for this job
+ * @param misfirePolicy   what to do with trigger times already past when seen
+ * @param retryPolicy     attempts and backoff
+ * @param nextTriggerTime the next trigger time a loader has not yet turned into an instance, or null
+ * @param createdAt       when the job was inserted
+ * @param updatedAt       when the job was last inserted or updated
+ * @param version         the optimistic-lock version, 0 on insert
+ */
+public record Job(
+        long id,
+        String name,
+        ScheduleSpec schedule,
+        Target target,
+        String params,
+        boolean enabled,
+        MisfirePolicy misfirePolicy,
+        RetryPolicy retryPolicy,
+        Instant nextTriggerTime,
+        Instant createdAt,
+        Instant updatedAt,
+        long version) {
+
+    public Job {
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy);
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+        if (version < 0) {
+            throw new IllegalArgumentException("version must not be negative: " + version);
+        }
+    }
+
+    /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */
+    public Job withSchedule(ScheduleSpec newSchedule, Instant newNextTriggerTime) {
+        return new Job(id, name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy,
+                newNextTriggerTime, createdAt, updatedAt, version);
+    }
+
+    /** A copy that is enabled or disabled; the version stays, for an optimistic update. */
+    public Job withEnabled(boolean newEnabled) {
+        return new Job(id, name, schedule, target, params, newEnabled, misfirePolicy, retryPolicy, nextTriggerTime,
+                createdAt, updatedAt, version);
+    }
+
+    /** A copy with another name; the version stays, for an optimistic update. */
+    public Job withName(String newName) {
+        return new Job(id, newName, schedule, target, params, enabled, misfirePolicy, retryPolicy, nextTriggerTime,
+                createdAt, updatedAt, version);
+    }
+
+    /** A copy with another target; the version stays, for an optimistic update. */
+    public Job withTarget(Target newTarget) {
+        return new Job(id, name, schedule, newTarget, params, enabled, misfirePolicy, retryPolicy, nextTriggerTime,
+                createdAt, updatedAt, version);
+    }
+
+    /** A copy with other params, misfire and retry policies; the version stays, for an optimistic update. */
+    public Job withPolicies(String newParams, MisfirePolicy newMisfirePolicy, RetryPolicy newRetryPolicy) {
+        return new Job(id, name, schedule, target, newParams, enabled, newMisfirePolicy, newRetryPolicy,
+                nextTriggerTime, createdAt, updatedAt, version);
+    }
+}

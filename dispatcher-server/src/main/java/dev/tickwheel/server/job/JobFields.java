@@ -1,0 +1,33 @@
+package dev.tickwheel.server.job;
+
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.MisfirePolicy;
+import java.util.Objects;
+
+/** Checks shared by {@link NewJob} and {@link Job}, so both refuse the same bad input with the same message. */
+final class JobFields {
+
+    /** Longest job name the store accepts; matches the column width. */
+    static final int MAX_NAME_LENGTH = 200;
+
+    private JobFields() {
+    }
+
+    static void check(long id, String name, ScheduleSpec schedule, Target target, MisfirePolicy misfirePolicy,
+            RetryPolicy retryPolicy) {
+        if (id <= 0) {
+            throw new IllegalArgumentException("id must be positive: " + id);
+        }
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: " + name);
+        }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(
+                    "name must be at most " + MAX_NAME_LENGTH + " characters: " + name.length());
+        }
+        Objects.requireNonNull(schedule, "schedule");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(misfirePolicy, "misfirePolicy");
+        Objects.requireNonNull(retryPolicy, "retryPolicy");
+    }
+}

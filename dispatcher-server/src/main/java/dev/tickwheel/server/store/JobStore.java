@@ -1,0 +1,75 @@
+package dev.tickwheel.server.store;
+
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.NewJob;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Durable storage of jobs. The store is the source of truth; nothing here knows about wheels or timers.
+ *
+ * <p>Every method is one transaction. Times are stored with millisecond precision: an {@link Instant} read back
+ * equals the one written truncated to milliseconds.
+ *
+ * <p>Thread-safe.
+ *
+ * <p>Caveats: advancing a job's next trigger time (by a loader, through
+ * {@link InstanceStore#createInstancesAndAdvanceJob}) is a compare-and-set on that field and does not bump
+ * {@link Job#version()}; an {@link #update} that also sets the next trigger time therefore overwrites a concurrent
+ * advance. That is safe: re-created schedule slots are skipped by the unique (job, scheduled trigger time) key.
+ */
+public interface JobStore {
+
+    /**
+     * Inserts a job, created and updated now, at version 0.
+     *
+     * @return the job as stored
+     * @throws DuplicateIdException if the id is taken; nothing is written
+     */
+    Job insert(NewJob job);
+
+    /**
+     * Inserts many jobs in one transaction with batched statements: all or none.
+     *
+     * @return the jobs as stored, in the order given
+     * @throws DuplicateIdException if any id is taken; nothing is written
+     */
+    List<Job> insertAll(List<NewJob> jobs);
+
+    /**
+     * Replaces the definition and next trigger time of a job if its stored version is still {@code job.version()}
+     * (optimistic locking). Sets {@code updatedAt} to now and increments the version; {@code createdAt} is kept.
+     *
+     * @return the job as stored after the update, or empty if the job is gone or its version moved on
+     */
+    Optional<Job> update(Job job);
+
+    /**
+     * Deletes a job and, in the same transaction, cancels its waiting instances. Other instances stay as history.
+     * Serialised with instance creation for this job, so no waiting instance of a deleted job is left behind.
+     */
+    JobDeletion delete(long jobId);
+
+    /** The job with this id, if stored. */
+    Optional<Job> get(long jobId);
+
+    /**
+     * A page of all jobs in ascending id order.
+     *
+     * @param afterId exclusive lower bound on the id; {@code 0} for the first page
+     * @param limit   page size, 1..10 000
+     */
+    Page<Job> list(long afterId, int limit);
+
+    /**
+     * Enabled jobs whose next trigger time is at or before {@code until}, ordered by (next trigger time, id), from
+     * just after {@code after}. A loader walks all due jobs by passing {@link DueJobCursor#after} of the last job of
+     * each page until a page comes back shorter than {@code limit}.
+     *
+     * @param until inclusive upper bound on the next trigger time
+     * @param after where the previous page ended, or null for the first page
+     * @param limit page size, 1..10 000
+     */
+    List<Job> findDue(Instant until, DueJobCursor after, int limit);
+}

@@ -1,0 +1,40 @@
+package dev.tickwheel.server.store.jdbc;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * H2 2.x spellings. H2 has {@code INSERT ... ON CONFLICT DO NOTHING} only in PostgreSQL compatibility mode, which
+ * the store does not want to impose on users' URLs; the standard {@code MERGE ... WHEN NOT MATCHED THEN INSERT}
+ * does the same in the default mode. H2 has no {@code RETURNING}; its data-change delta table
+ * ({@code SELECT ... FROM FINAL TABLE (UPDATE ...)}) returns the changed rows.
+ *
+ * <p>Immutable; thread-safe.
+ *
+ * <p>Caveats: the {@code MERGE} checks for an existing key and inserts in one statement, but two transactions that
+ * insert the same key concurrently get a unique-key violation rather than a skip. The store never does that: it
+ * inserts schedule slots only after locking the job row with its compare-and-set.
+ */
+final class H2Dialect implements SqlDialect {
+
+    @Override
+    public String name() {
+        return "h2";
+    }
+
+    @Override
+    public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns) {
+        String columnList = String.join(", ", columns);
+        String placeholders = columns.stream().map(c -> "?").collect(Collectors.joining(", "));
+        String match = keyColumns.stream().map(k -> "t." + k + " = s." + k).collect(Collectors.joining(" AND "));
+        String sourceColumns = columns.stream().map(c -> "s." + c).collect(Collectors.joining(", "));
+        return "MERGE INTO " + table + " t USING (VALUES (" + placeholders + ")) s(" + columnList + ")"
+                + " ON " + match
+                + " WHEN NOT MATCHED THEN INSERT (" + columnList + ") VALUES (" + sourceColumns + ")";
+    }
+
+    @Override
+    public String updateReturningIds(String updateSql) {
+        return "SELECT id FROM FINAL TABLE (" + updateSql + ")";
+    }
+}

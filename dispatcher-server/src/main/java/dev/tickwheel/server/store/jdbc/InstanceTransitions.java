@@ -1,0 +1,186 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.InstanceTransition;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The instance status changes, each one compare-and-set statement in auto-commit mode: the row changes only if its
+ * status is still the transition's {@link InstanceTransition#from()}, so of any number of racing callers at most
+ * one succeeds, on any number of nodes. Statuses are bound from {@link InstanceTransition}, the one table of legal
+ * moves.
+ *
+ * <p>Thread-safe: every call runs on its own pooled connection.
+ *
+ * <p>Caveats: a claim batch is split into statements of at most {@link #CLAIM_CHUNK} ids; each id is still claimed
+ * by exactly one caller, but a failure part-way leaves earlier chunks claimed (and reported by nothing). Errors
+ * longer than {@link #MAX_ERROR_LENGTH} characters are truncated.
+ */
+final class InstanceTransitions {
+
+    /** Ids per claim statement: keeps arrays and row locks of one statement small. */
+    static final int CLAIM_CHUNK = 1_000;
+
+    /** Longest error text stored; a stack trace is cut here. */
+    static final int MAX_ERROR_LENGTH = 8_000;
+
+    /** Cancel attempts when the instance keeps coming back to WAITING (retries) between the CAS and the read. */
+    private static final int CANCEL_ATTEMPTS = 3;
+
+    private final TransactionRunner runner;
+    private final InstanceSql sql;
+    private final Clock clock;
+
+    InstanceTransitions(TransactionRunner runner, InstanceSql sql, Clock clock) {
+        this.runner = runner;
+        this.sql = sql;
+        this.clock = clock;
+    }
+
+    boolean claim(long instanceId, Instant now) {
+        Objects.requireNonNull(now, "now");
+        InstanceTransition t = InstanceTransition.CLAIM;
+        return runner.autoCommit("claim instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CLAIM)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, now.toEpochMilli());
+                ps.setLong(3, now.toEpochMilli());
+                ps.setLong(4, instanceId);
+                ps.setString(5, t.from().name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    Set<Long> claimAll(Collection<Long> instanceIds, Instant now) {
+        Objects.requireNonNull(now, "now");
+        List<Long> ids = new ArrayList<>(new LinkedHashSet<>(instanceIds));
+        Set<Long> claimed = new HashSet<>();
+        for (int from = 0; from < ids.size(); from += CLAIM_CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CLAIM_CHUNK));
+            claimed.addAll(claimChunk(chunk, now));
+        }
+        return claimed;
+    }
+
+    private Set<Long> claimChunk(List<Long> ids, Instant now) {
+        InstanceTransition t = InstanceTransition.CLAIM;
+        return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningIds)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, now.toEpochMilli());
+                ps.setLong(3, now.toEpochMilli());
+                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
+                ps.setString(5, t.from().name());
+                Set<Long> claimed = new HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(rs.getLong(1));
+                    }
+                }
+                return claimed;
+            }
+        });
+    }
+
+    boolean markSucceeded(long instanceId) {
+        return finish(InstanceTransition.SUCCEED, instanceId, null);
+    }
+
+    boolean markFailed(long instanceId, String error) {
+        return finish(InstanceTransition.FAIL, instanceId, error);
+    }
+
+    private boolean finish(InstanceTransition t, long instanceId, String error) {
+        long nowMs = clock.millis();
+        return runner.autoCommit(t + " instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.FINISH)) {
+                ps.setString(1, t.to().name());
+                JdbcValues.setString(ps, 2, truncate(error));
+                ps.setLong(3, nowMs);
+                ps.setLong(4, instanceId);
+                ps.setString(5, t.from().name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    boolean retry(long instanceId, Instant nextTriggerTime, String error) {
+        Objects.requireNonNull(nextTriggerTime, "nextTriggerTime");
+        InstanceTransition t = InstanceTransition.RETRY;
+        long nowMs = clock.millis();
+        return runner.autoCommit("retry instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RETRY)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nextTriggerTime.toEpochMilli());
+                JdbcValues.setString(ps, 3, truncate(error));
+                ps.setLong(4, nowMs);
+                ps.setLong(5, instanceId);
+                ps.setString(6, t.from().name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * The compare-and-set first; only if it fails, a read of the status to say why. A read that finds the
+     * instance waiting again (it was dispatching at the CAS and has since been sent back for a retry) tries again.
+     */
+    CancelOutcome cancel(long instanceId) {
+        InstanceStatus seen = InstanceStatus.DISPATCHING;
+        for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
+            if (cancelIfWaiting(instanceId)) {
+                return CancelOutcome.CANCELLED;
+            }
+            seen = readStatus(instanceId);
+            if (seen == null) {
+                return CancelOutcome.UNKNOWN;
+            }
+            if (seen != InstanceStatus.WAITING) {
+                return CancelOutcome.refusedIn(seen);
+            }
+        }
+        // Waiting at every read, yet never at a CAS: it is being retried in a tight loop. Each CAS saw it claimed.
+        return CancelOutcome.ALREADY_DISPATCHED;
+    }
+
+    private boolean cancelIfWaiting(long instanceId) {
+        InstanceTransition t = InstanceTransition.CANCEL;
+        long nowMs = clock.millis();
+        return runner.autoCommit("cancel instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CANCEL)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, instanceId);
+                ps.setString(4, t.from().name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    private InstanceStatus readStatus(long instanceId) {
+        return runner.autoCommit("read status of instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_STATUS)) {
+                ps.setLong(1, instanceId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? InstanceStatus.valueOf(rs.getString(1)) : null;
+                }
+            }
+        });
+    }
+
+    private static String truncate(String error) {
+        return error == null || error.length() <= MAX_ERROR_LENGTH ? error : error.substring(0, MAX_ERROR_LENGTH);
+    }
+}

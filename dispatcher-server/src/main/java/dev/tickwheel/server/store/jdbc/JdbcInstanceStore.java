@@ -1,0 +1,263 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.store.AdvanceResult;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * {@link InstanceStore} over JDBC, for H2 and PostgreSQL: creation and reads here, status changes in
+ * {@link InstanceTransitions}.
+ *
+ * <p>Thread-safe: every call runs on its own pooled connection.
+ */
+final class JdbcInstanceStore implements InstanceStore {
+
+    private final TransactionRunner runner;
+    private final InstanceSql sql;
+    private final Clock clock;
+    private final DuplicateIds duplicateIds;
+    private final InstanceTransitions transitions;
+
+    JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock) {
+        this.runner = runner;
+        this.sql = new InstanceSql(dialect);
+        this.clock = clock;
+        this.duplicateIds = new DuplicateIds(runner, "instance", InstanceSql.SELECT_EXISTING_IDS);
+        this.transitions = new InstanceTransitions(runner, sql, clock);
+    }
+
+    @Override
+    public AdvanceResult createInstancesAndAdvanceJob(
+            long jobId, Instant expectedNextTrigger, Instant newNextTrigger, List<NewInstance> instances) {
+        checkOneBatchOfSlots(jobId, instances);
+        List<Long> ids = instances.stream().map(NewInstance::id).toList();
+        long nowMs = clock.millis();
+        try {
+            return runner.inTransaction("create instances and advance job " + jobId, connection -> {
+                if (!advanceJob(connection, jobId, expectedNextTrigger, newNextTrigger)) {
+                    return AdvanceResult.LOST;
+                }
+                return insertSlotsIfAbsent(connection, instances, nowMs);
+            });
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, ids);
+        }
+    }
+
+    private void checkOneBatchOfSlots(long jobId, List<NewInstance> instances) {
+        Set<Instant> triggers = new HashSet<>();
+        for (NewInstance instance : instances) {
+            if (instance.jobId() != jobId) {
+                throw new IllegalArgumentException("instance " + instance.id() + " belongs to job "
+                        + instance.jobId() + ", not to job " + jobId);
+            }
+            if (!triggers.add(Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli()))) {
+                throw new IllegalArgumentException("two instances share the expectedTriggerTime (to the"
+                        + " millisecond): " + instance.expectedTriggerTime());
+            }
+        }
+        duplicateIds.checkDistinct(instances.stream().map(NewInstance::id).toList());
+    }
+
+    private static boolean advanceJob(Connection connection, long jobId, Instant expected, Instant next)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.ADVANCE_JOB)) {
+            JdbcValues.setInstant(ps, 1, next);
+            ps.setLong(2, jobId);
+            JdbcValues.setInstant(ps, 3, expected);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private AdvanceResult insertSlotsIfAbsent(Connection connection, List<NewInstance> instances, long nowMs)
+            throws SQLException {
+        if (instances.isEmpty()) {
+            return new AdvanceResult(true, List.of(), List.of());
+        }
+        int[] counts;
+        try (PreparedStatement ps = connection.prepareStatement(sql.insertScheduledIfAbsent)) {
+            for (NewInstance instance : instances) {
+                InstanceRowMapper.bindInsert(ps, instance, true, nowMs);
+                ps.addBatch();
+            }
+            counts = ps.executeBatch();
+        }
+        List<NewInstance> created = new ArrayList<>();
+        List<NewInstance> skipped = new ArrayList<>();
+        for (int i = 0; i < instances.size(); i++) {
+            if (counts[i] == Statement.SUCCESS_NO_INFO) {
+                // pgjdbc's reWriteBatchedInserts=true reports this; without per-row counts we cannot say which
+                // slots were skipped, and guessing would break the no-duplicates promise.
+                throw new IllegalStateException("the JDBC driver reported no per-row update counts for a batched"
+                        + " insert; remove reWriteBatchedInserts=true from the JDBC URL");
+            }
+            (counts[i] == 1 ? created : skipped).add(instances.get(i));
+        }
+        return new AdvanceResult(true, created, skipped);
+    }
+
+    @Override
+    public Instance insertInstance(NewInstance instance) {
+        Objects.requireNonNull(instance, "instance");
+        long nowMs = clock.millis();
+        try {
+            runner.inTransaction("insert instance " + instance.id(), connection -> {
+                // Locking the job row serialises this insert with a delete of the job.
+                try (PreparedStatement lock = connection.prepareStatement(InstanceSql.LOCK_JOB)) {
+                    lock.setLong(1, instance.jobId());
+                    try (ResultSet rs = lock.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new IllegalArgumentException("jobId does not name a stored job: "
+                                    + instance.jobId());
+                        }
+                    }
+                }
+                try (PreparedStatement ps = connection.prepareStatement(InstanceSql.INSERT)) {
+                    InstanceRowMapper.bindInsert(ps, instance, false, nowMs);
+                    ps.executeUpdate();
+                }
+                return null;
+            });
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, List.of(instance.id()));
+        }
+        return InstanceRowMapper.inserted(instance, false, nowMs);
+    }
+
+    @Override
+    public boolean claim(long instanceId, Instant now) {
+        return transitions.claim(instanceId, now);
+    }
+
+    @Override
+    public Set<Long> claimAll(Collection<Long> instanceIds, Instant now) {
+        return transitions.claimAll(instanceIds, now);
+    }
+
+    @Override
+    public boolean markSucceeded(long instanceId) {
+        return transitions.markSucceeded(instanceId);
+    }
+
+    @Override
+    public boolean markFailed(long instanceId, String error) {
+        return transitions.markFailed(instanceId, error);
+    }
+
+    @Override
+    public boolean retry(long instanceId, Instant nextTriggerTime, String error) {
+        return transitions.retry(instanceId, nextTriggerTime, error);
+    }
+
+    @Override
+    public CancelOutcome cancel(long instanceId) {
+        return transitions.cancel(instanceId);
+    }
+
+    @Override
+    public Optional<Instance> get(long instanceId) {
+        return runner.autoCommit("get instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_ID)) {
+                ps.setLong(1, instanceId);
+                List<Instance> found = readAll(ps);
+                return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+            }
+        });
+    }
+
+    @Override
+    public Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit) {
+        QueryLimits.checkPageSize(limit);
+        List<Instance> rows = runner.autoCommit("list instances", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(
+                    InstanceSql.selectPage(jobId != null, status != null))) {
+                int i = 1;
+                if (jobId != null) {
+                    ps.setLong(i++, jobId);
+                }
+                if (status != null) {
+                    ps.setString(i++, status.name());
+                }
+                ps.setLong(i++, afterId);
+                ps.setInt(i, limit + 1);
+                return readAll(ps);
+            }
+        });
+        if (rows.size() <= limit) {
+            return new Page<>(rows, OptionalLong.empty());
+        }
+        List<Instance> page = rows.subList(0, limit);
+        return new Page<>(page, OptionalLong.of(page.get(limit - 1).id()));
+    }
+
+    @Override
+    public List<Instance> findWaiting(long afterId, int limit) {
+        return findInStatus(InstanceStatus.WAITING, afterId, limit);
+    }
+
+    @Override
+    public List<Instance> findDispatching(long afterId, int limit) {
+        return findInStatus(InstanceStatus.DISPATCHING, afterId, limit);
+    }
+
+    private List<Instance> findInStatus(InstanceStatus status, long afterId, int limit) {
+        QueryLimits.checkPageSize(limit);
+        return runner.autoCommit("find " + status + " instances", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_IN_STATUS)) {
+                ps.setString(1, status.name());
+                ps.setLong(2, afterId);
+                ps.setInt(3, limit);
+                return readAll(ps);
+            }
+        });
+    }
+
+    @Override
+    public Map<InstanceStatus, Long> countByStatus() {
+        return runner.autoCommit("count instances by status", connection -> {
+            Map<InstanceStatus, Long> counts = new EnumMap<>(InstanceStatus.class);
+            for (InstanceStatus status : InstanceStatus.values()) {
+                counts.put(status, 0L);
+            }
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.COUNT_BY_STATUS);
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(InstanceStatus.valueOf(rs.getString("status")), rs.getLong("n"));
+                }
+            }
+            return counts;
+        });
+    }
+
+    private static List<Instance> readAll(PreparedStatement ps) throws SQLException {
+        List<Instance> instances = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                instances.add(InstanceRowMapper.read(rs));
+            }
+        }
+        return instances;
+    }
+}

@@ -1,0 +1,203 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.InstanceTransition;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.server.store.DueJobCursor;
+import dev.tickwheel.server.store.JobDeletion;
+import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * {@link JobStore} over JDBC, for H2 and PostgreSQL.
+ *
+ * <p>Thread-safe: every call runs on its own pooled connection.
+ */
+final class JdbcJobStore implements JobStore {
+
+    private final TransactionRunner runner;
+    private final InstanceSql instanceSql;
+    private final Clock clock;
+    private final DuplicateIds duplicateIds;
+
+    JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock) {
+        this.runner = runner;
+        this.instanceSql = new InstanceSql(dialect);
+        this.clock = clock;
+        this.duplicateIds = new DuplicateIds(runner, "job", JobSql.SELECT_EXISTING_IDS);
+    }
+
+    @Override
+    public Job insert(NewJob job) {
+        return insertAll(List.of(job)).get(0);
+    }
+
+    @Override
+    public List<Job> insertAll(List<NewJob> jobs) {
+        List<Long> ids = jobs.stream().map(NewJob::id).toList();
+        duplicateIds.checkDistinct(ids);
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        long nowMs = clock.millis();
+        try {
+            runner.inTransaction("insert " + jobs.size() + " job(s)", connection -> {
+                try (PreparedStatement ps = connection.prepareStatement(JobSql.INSERT)) {
+                    for (NewJob job : jobs) {
+                        JobRowMapper.bindInsert(ps, job, nowMs);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+                return null;
+            });
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, ids);
+        }
+        Instant now = Instant.ofEpochMilli(nowMs);
+        return jobs.stream().map(job -> job.toJob(now)).map(JdbcJobStore::truncatedToMillis).toList();
+    }
+
+    @Override
+    public Optional<Job> update(Job job) {
+        Objects.requireNonNull(job, "job");
+        long nowMs = clock.millis();
+        return runner.inTransaction("update job " + job.id(), connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(JobSql.UPDATE_IF_VERSION)) {
+                JobRowMapper.bindUpdate(ps, job, nowMs);
+                if (ps.executeUpdate() == 0) {
+                    return Optional.empty();
+                }
+            }
+            // Read back in the same transaction: the caller gets exactly what is stored (createdAt included).
+            return selectById(connection, job.id());
+        });
+    }
+
+    @Override
+    public JobDeletion delete(long jobId) {
+        long nowMs = clock.millis();
+        return runner.inTransaction("delete job " + jobId, connection -> {
+            // Lock order job row -> its instances, the same as instance creation, so the two serialise.
+            try (PreparedStatement lock = connection.prepareStatement(JobSql.LOCK_BY_ID)) {
+                lock.setLong(1, jobId);
+                try (ResultSet rs = lock.executeQuery()) {
+                    if (!rs.next()) {
+                        return JobDeletion.NOT_FOUND;
+                    }
+                }
+            }
+            List<Long> cancelled = cancelWaitingInstances(connection, jobId, nowMs);
+            try (PreparedStatement delete = connection.prepareStatement(JobSql.DELETE_BY_ID)) {
+                delete.setLong(1, jobId);
+                delete.executeUpdate();
+            }
+            return new JobDeletion(true, cancelled);
+        });
+    }
+
+    private List<Long> cancelWaitingInstances(Connection connection, long jobId, long nowMs) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(instanceSql.cancelAllOfJobReturningIds)) {
+            ps.setString(1, InstanceTransition.CANCEL.to().name());
+            ps.setLong(2, nowMs);
+            ps.setLong(3, jobId);
+            ps.setString(4, InstanceTransition.CANCEL.from().name());
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            ids.sort(null);
+            return ids;
+        }
+    }
+
+    @Override
+    public Optional<Job> get(long jobId) {
+        return runner.autoCommit("get job " + jobId, connection -> selectById(connection, jobId));
+    }
+
+    private static Optional<Job> selectById(Connection connection, long jobId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_ID)) {
+            ps.setLong(1, jobId);
+            List<Job> jobs = readAll(ps);
+            return jobs.isEmpty() ? Optional.empty() : Optional.of(jobs.get(0));
+        }
+    }
+
+    @Override
+    public Page<Job> list(long afterId, int limit) {
+        QueryLimits.checkPageSize(limit);
+        List<Job> jobs = runner.autoCommit("list jobs", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_PAGE)) {
+                ps.setLong(1, afterId);
+                ps.setInt(2, limit + 1);
+                return readAll(ps);
+            }
+        });
+        if (jobs.size() <= limit) {
+            return new Page<>(jobs, OptionalLong.empty());
+        }
+        List<Job> page = jobs.subList(0, limit);
+        return new Page<>(page, OptionalLong.of(page.get(limit - 1).id()));
+    }
+
+    @Override
+    public List<Job> findDue(Instant until, DueJobCursor after, int limit) {
+        Objects.requireNonNull(until, "until");
+        QueryLimits.checkPageSize(limit);
+        return runner.autoCommit("find due jobs", connection -> {
+            String sql = after == null ? JobSql.SELECT_DUE_FIRST : JobSql.SELECT_DUE_AFTER;
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                int i = 1;
+                ps.setLong(i++, until.toEpochMilli());
+                if (after != null) {
+                    long cursorMs = after.nextTriggerTime().toEpochMilli();
+                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, cursorMs);
+                    ps.setLong(i++, after.jobId());
+                }
+                ps.setInt(i, limit);
+                return readAll(ps);
+            }
+        });
+    }
+
+    private static List<Job> readAll(PreparedStatement ps) throws SQLException {
+        List<Job> jobs = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                jobs.add(JobRowMapper.read(rs));
+            }
+        }
+        return jobs;
+    }
+
+    /** The job as it reads back: the store keeps milliseconds. */
+    private static Job truncatedToMillis(Job job) {
+        ScheduleSpec s = job.schedule();
+        ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
+                millis(s.at()));
+        return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
+                job.misfirePolicy(), job.retryPolicy(), millis(job.nextTriggerTime()), millis(job.createdAt()),
+                millis(job.updatedAt()), job.version());
+    }
+
+    private static Instant millis(Instant instant) {
+        return instant == null ? null : Instant.ofEpochMilli(instant.toEpochMilli());
+    }
+}

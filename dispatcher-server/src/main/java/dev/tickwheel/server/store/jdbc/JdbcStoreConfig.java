@@ -1,0 +1,118 @@
+package dev.tickwheel.server.store.jdbc;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How {@link JdbcStores#open(JdbcStoreConfig)} connects: the database URL, credentials, pool sizing and the clock
+ * that stamps created/updated times.
+ *
+ * <p>Immutable.
+ *
+ * @param jdbcUrl           an H2 ({@code jdbc:h2:}) or PostgreSQL ({@code jdbc:postgresql:}) URL
+ * @param username          database user, or null to take it from the URL
+ * @param password          database password, or null to take it from the URL
+ * @param maxPoolSize       most pooled connections, 1..200
+ * @param connectionTimeout longest wait for a pooled connection before a call fails
+ * @param poolName          name of the pool and prefix of its threads
+ * @param clock             stamps createdAt/updatedAt
+ */
+public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
+        Duration connectionTimeout, String poolName, Clock clock) {
+
+    /** The embedded default: an H2 database file under {@code ./data}. */
+    public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
+    /** Enough for a loader, recovery and a busy dispatch executor on a small machine. */
+    public static final int DEFAULT_MAX_POOL_SIZE = 10;
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+    public static final String DEFAULT_POOL_NAME = "tickwheel-store";
+
+    public JdbcStoreConfig {
+        SqlDialect.forJdbcUrl(jdbcUrl); // throws IllegalArgumentException naming the URL if unsupported
+        if (maxPoolSize < 1 || maxPoolSize > 200) {
+            throw new IllegalArgumentException("maxPoolSize must be between 1 and 200: " + maxPoolSize);
+        }
+        Objects.requireNonNull(connectionTimeout, "connectionTimeout");
+        // HikariCP refuses connection timeouts below 250 ms.
+        if (connectionTimeout.toMillis() < 250) {
+            throw new IllegalArgumentException("connectionTimeout must be at least 250 ms: " + connectionTimeout);
+        }
+        if (poolName == null || poolName.isBlank()) {
+            throw new IllegalArgumentException("poolName must not be blank: " + poolName);
+        }
+        Objects.requireNonNull(clock, "clock");
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The URL with any password parameter masked, for logs. */
+    public String redactedJdbcUrl() {
+        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    }
+
+    /**
+     * Builds a {@link JdbcStoreConfig}; every setter checks its argument when {@link #build()} runs the record's
+     * checks.
+     *
+     * <p>Not thread-safe: confined to the thread configuring the store.
+     */
+    public static final class Builder {
+        private String jdbcUrl = DEFAULT_JDBC_URL;
+        private String username;
+        private String password;
+        private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
+        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private String poolName = DEFAULT_POOL_NAME;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {
+        }
+
+        public Builder jdbcUrl(String value) {
+            SqlDialect.forJdbcUrl(value);
+            this.jdbcUrl = value;
+            return this;
+        }
+
+        public Builder username(String value) {
+            this.username = value;
+            return this;
+        }
+
+        public Builder password(String value) {
+            this.password = value;
+            return this;
+        }
+
+        public Builder maxPoolSize(int value) {
+            if (value < 1 || value > 200) {
+                throw new IllegalArgumentException("maxPoolSize must be between 1 and 200: " + value);
+            }
+            this.maxPoolSize = value;
+            return this;
+        }
+
+        public Builder connectionTimeout(Duration value) {
+            this.connectionTimeout = Objects.requireNonNull(value, "connectionTimeout");
+            return this;
+        }
+
+        public Builder poolName(String value) {
+            this.poolName = value;
+            return this;
+        }
+
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        public JdbcStoreConfig build() {
+            return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout, poolName, clock);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.tickwheel.server.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobStore;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
+ * the Flyway migrations shipped in this jar ({@code db/migration}), and hands out the {@link JobStore} and
+ * {@link InstanceStore} over that pool. {@link #close()} closes the pool.
+ *
+ * <pre>{@code
+ * try (JdbcStores stores = JdbcStores.open(JdbcStoreConfig.DEFAULT_JDBC_URL)) {
+ *     stores.jobs().insert(job);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: the stores may be shared by any number of threads; {@link #close()} should be called once no
+ * call is in flight.
+ *
+ * <p>Caveats: several servers may open the same PostgreSQL database at once (Flyway serialises migrations with a
+ * lock); an H2 file can be opened by one process only.
+ */
+public final class JdbcStores implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcStores.class);
+
+    private final HikariDataSource dataSource;
+    private final SqlDialect dialect;
+    private final JobStore jobs;
+    private final InstanceStore instances;
+
+    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        TransactionRunner runner = new TransactionRunner(dataSource);
+        this.jobs = new JdbcJobStore(runner, dialect, config.clock());
+        this.instances = new JdbcInstanceStore(runner, dialect, config.clock());
+    }
+
+    /** Opens the store at {@code jdbcUrl} with the default pool settings and the system UTC clock. */
+    public static JdbcStores open(String jdbcUrl) {
+        return open(JdbcStoreConfig.builder().jdbcUrl(jdbcUrl).build());
+    }
+
+    /**
+     * Opens the store: pool, migrations, stores. On failure nothing stays open.
+     *
+     * @throws org.flywaydb.core.api.FlywayException if the schema cannot be migrated
+     * @throws RuntimeException                      from HikariCP if the database cannot be reached
+     */
+    public static JdbcStores open(JdbcStoreConfig config) {
+        SqlDialect dialect = SqlDialect.forJdbcUrl(config.jdbcUrl());
+        HikariDataSource dataSource = new HikariDataSource(hikariConfig(config));
+        try {
+            int applied = Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations("classpath:db/migration")
+                    .load()
+                    .migrate()
+                    .migrationsExecuted;
+            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={}",
+                    dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
+                    applied);
+            return new JdbcStores(dataSource, dialect, config);
+        } catch (RuntimeException | Error e) {
+            dataSource.close();
+            throw e;
+        }
+    }
+
+    private static HikariConfig hikariConfig(JdbcStoreConfig config) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(config.jdbcUrl());
+        if (config.username() != null) {
+            hikari.setUsername(config.username());
+        }
+        if (config.password() != null) {
+            hikari.setPassword(config.password());
+        }
+        hikari.setPoolName(config.poolName());
+        hikari.setMaximumPoolSize(config.maxPoolSize());
+        // A fixed-size pool: the dispatcher's load comes in bursts, and opening connections mid-burst is slow.
+        hikari.setMinimumIdle(config.maxPoolSize());
+        hikari.setConnectionTimeout(config.connectionTimeout().toMillis());
+        hikari.setAutoCommit(true);
+        // Fail at open, not at the first call, when the database is unreachable.
+        hikari.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        return hikari;
+    }
+
+    /** The job store over this pool. */
+    public JobStore jobs() {
+        return jobs;
+    }
+
+    /** The instance store over this pool. */
+    public InstanceStore instances() {
+        return instances;
+    }
+
+    /** The dialect in use: {@code h2} or {@code postgresql}. */
+    public String dialectName() {
+        return dialect.name();
+    }
+
+    /** The pooled data source, for components that need their own SQL (cluster leases, health checks). */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Closes the pool; calls in flight may fail. Idempotent. */
+    @Override
+    public void close() {
+        if (!dataSource.isClosed()) {
+            dataSource.close();
+            log.info("Store closed: dialect={}", dialect.name());
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.time.ScheduleType;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * Maps a job to the parameters of {@link JobSql} statements and a row of {@link JobSql#COLUMNS} back to a job.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class JobRowMapper {
+
+    private JobRowMapper() {
+    }
+
+    /** Binds the 19 columns of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0. */
+    static void bindInsert(PreparedStatement ps, NewJob job, long nowMs) throws SQLException {
+        ps.setLong(1, job.id());
+        int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
+                job.misfirePolicy(), job.retryPolicy(), job.nextTriggerTime());
+        ps.setLong(next++, nowMs);
+        ps.setLong(next++, nowMs);
+        ps.setLong(next, 0L);
+    }
+
+    /** Binds the parameters of {@link JobSql#UPDATE_IF_VERSION}. */
+    static void bindUpdate(PreparedStatement ps, Job job, long nowMs) throws SQLException {
+        int next = bindDefinition(ps, 1, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
+                job.misfirePolicy(), job.retryPolicy(), job.nextTriggerTime());
+        ps.setLong(next++, nowMs);
+        ps.setLong(next++, job.id());
+        ps.setLong(next, job.version());
+    }
+
+    private static int bindDefinition(PreparedStatement ps, int first, String name, ScheduleSpec schedule,
+            Target target, String params, boolean enabled, MisfirePolicy misfirePolicy, RetryPolicy retryPolicy,
+            Instant nextTriggerTime) throws SQLException {
+        int i = first;
+        ps.setString(i++, name);
+        ps.setString(i++, schedule.type().name());
+        JdbcValues.setString(ps, i++, schedule.expression());
+        JdbcValues.setString(ps, i++, schedule.zoneId());
+        JdbcValues.setLong(ps, i++, schedule.periodMs());
+        JdbcValues.setLong(ps, i++, schedule.delayMs());
+        JdbcValues.setInstant(ps, i++, schedule.at());
+        ps.setString(i++, target.type().name());
+        ps.setString(i++, target.value());
+        JdbcValues.setString(ps, i++, params);
+        ps.setBoolean(i++, enabled);
+        ps.setString(i++, misfirePolicy.name());
+        ps.setInt(i++, retryPolicy.maxAttempts());
+        ps.setLong(i++, retryPolicy.backoffMs());
+        JdbcValues.setInstant(ps, i++, nextTriggerTime);
+        return i;
+    }
+
+    /** Reads the job in the current row of a result set over {@link JobSql#COLUMNS}. */
+    static Job read(ResultSet rs) throws SQLException {
+        ScheduleSpec schedule = new ScheduleSpec(
+                ScheduleType.valueOf(rs.getString("schedule_type")),
+                rs.getString("schedule_expression"),
+                rs.getString("schedule_zone"),
+                JdbcValues.getLong(rs, "schedule_period_ms"),
+                JdbcValues.getLong(rs, "schedule_delay_ms"),
+                JdbcValues.getInstant(rs, "schedule_at_ms"));
+        return new Job(
+                rs.getLong("id"),
+                rs.getString("name"),
+                schedule,
+                new Target(TargetType.valueOf(rs.getString("target_type")), rs.getString("target_value")),
+                rs.getString("params"),
+                rs.getBoolean("enabled"),
+                MisfirePolicy.valueOf(rs.getString("misfire_policy")),
+                new RetryPolicy(rs.getInt("retry_max_attempts"), rs.getLong("retry_backoff_ms")),
+                JdbcValues.getInstant(rs, "next_trigger_time_ms"),
+                JdbcValues.getInstant(rs, "created_at_ms"),
+                JdbcValues.getInstant(rs, "updated_at_ms"),
+                rs.getLong("version"));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tickwheel.server.store.jdbc;
+
+/**
+ * The SQL text of the job store; the same on H2 and PostgreSQL. Parameter order is documented per statement and
+ * matched by {@link JobRowMapper}.
+ *
+ * <p>Immutable.
+ */
+final class JobSql {
+
+    private JobSql() {
+    }
+
+    static final String COLUMNS = "id, name, schedule_type, schedule_expression, schedule_zone, schedule_period_ms,"
+            + " schedule_delay_ms, schedule_at_ms, target_type, target_value, params, enabled, misfire_policy,"
+            + " retry_max_attempts, retry_backoff_ms, next_trigger_time_ms, created_at_ms, updated_at_ms, version";
+
+    /** Parameters: the 19 {@link #COLUMNS} in order. */
+    static final String INSERT = "INSERT INTO tw_job (" + COLUMNS + ")"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+    /**
+     * Parameters: name .. next_trigger_time_ms (the 15 definition columns, as in {@link #COLUMNS}), updated_at_ms,
+     * id, expected version.
+     */
+    static final String UPDATE_IF_VERSION = "UPDATE tw_job SET name = ?, schedule_type = ?, schedule_expression = ?,"
+            + " schedule_zone = ?, schedule_period_ms = ?, schedule_delay_ms = ?, schedule_at_ms = ?,"
+            + " target_type = ?, target_value = ?, params = ?, enabled = ?, misfire_policy = ?,"
+            + " retry_max_attempts = ?, retry_backoff_ms = ?, next_trigger_time_ms = ?,"
+            + " updated_at_ms = ?, version = version + 1"
+            + " WHERE id = ? AND version = ?";
+
+    /** Parameters: id. Locks the row so that instance creation for the job waits for the delete. */
+    static final String LOCK_BY_ID = "SELECT id FROM tw_job WHERE id = ? FOR UPDATE";
+
+    /** Parameters: id. */
+    static final String DELETE_BY_ID = "DELETE FROM tw_job WHERE id = ?";
+
+    /** Parameters: id. */
+    static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM tw_job WHERE id = ?";
+
+    /** Parameters: afterId, limit. */
+    static final String SELECT_PAGE = "SELECT " + COLUMNS + " FROM tw_job WHERE id > ? ORDER BY id LIMIT ?";
+
+    /** Parameters: ids (a BIGINT array). */
+    static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_job WHERE id = ANY(?)";
+
+    /**
+     * Parameters: until, limit. The first page of due jobs; {@code enabled = TRUE} first so that the
+     * (enabled, next_trigger_time_ms, id) index serves both the filter and the order.
+     */
+    static final String SELECT_DUE_FIRST = "SELECT " + COLUMNS + " FROM tw_job"
+            + " WHERE enabled = TRUE AND next_trigger_time_ms <= ?"
+            + " ORDER BY next_trigger_time_ms, id LIMIT ?";
+
+    /**
+     * Parameters: until, cursor time, cursor time, cursor id, limit. Keyset paging: rows strictly after
+     * (cursor time, cursor id) in (next_trigger_time_ms, id) order.
+     */
+    static final String SELECT_DUE_AFTER = "SELECT " + COLUMNS + " FROM tw_job"
+            + " WHERE enabled = TRUE AND next_trigger_time_ms <= ?"
+            + " AND (next_trigger_time_ms > ? OR (next_trigger_time_ms = ? AND id > ?))"
+            + " ORDER BY next_trigger_time_ms, id LIMIT ?";
+}

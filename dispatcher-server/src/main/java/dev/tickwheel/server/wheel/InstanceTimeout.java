@@ -1,0 +1,41 @@
+package dev.tickwheel.server.wheel;
+
+import dev.tickwheel.timer.WheelTimeout;
+
+/**
+ * The single handle of one pending instance: its timer node in whichever wheel holds it, its CARGO entry (the index
+ * stores the node itself and keys it by {@link #uniqueId()}), and the {@link dev.tickwheel.timer.TimerFuture} the
+ * caller gets back. It moves from the coarse to the precise wheel without being copied.
+ *
+ * <p>Thread-safe (see {@link WheelTimeout}).
+ */
+final class InstanceTimeout extends WheelTimeout {
+
+    private final long uniqueId;
+    private final PendingInstanceIndex index;
+
+    InstanceTimeout(long uniqueId, Runnable task, PendingInstanceIndex index) {
+        super(task);
+        this.uniqueId = uniqueId;
+        this.index = index;
+    }
+
+    long uniqueId() {
+        return uniqueId;
+    }
+
+    @Override
+    protected void onStart() {
+        index.remove(this);
+    }
+
+    @Override
+    protected void onCancel() {
+        index.remove(this);
+    }
+
+    @Override
+    public String toString() {
+        return "Instance " + uniqueId + " " + super.toString();
+    }
+}

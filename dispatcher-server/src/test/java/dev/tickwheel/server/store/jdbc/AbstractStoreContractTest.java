@@ -1,0 +1,893 @@
+package dev.tickwheel.server.store.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.AdvanceResult;
+import dev.tickwheel.server.store.DueJobCursor;
+import dev.tickwheel.server.store.DuplicateIdException;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobDeletion;
+import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.Page;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.time.ScheduleType;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The behaviour every {@link JobStore} and {@link InstanceStore} implementation must show, run once per database
+ * by a subclass. Each test starts from empty tables and a clock at {@link #START}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractStoreContractTest {
+
+    /** A start with a sub-millisecond part, to show the store keeps milliseconds. */
+    static final Instant START = Instant.parse("2030-01-01T00:00:00.123456Z");
+    static final Instant START_MS = Instant.parse("2030-01-01T00:00:00.123Z");
+
+    protected final MutableClock clock = new MutableClock(START);
+    private final AtomicLong ids = new AtomicLong(1_000);
+    protected JdbcStores stores;
+    protected JobStore jobs;
+    protected InstanceStore instances;
+
+    /** Creates an empty database for this test class and returns its JDBC URL. */
+    protected abstract String createDatabase() throws Exception;
+
+    /** Removes what {@link #createDatabase()} created. */
+    protected abstract void dropDatabase() throws Exception;
+
+    @BeforeAll
+    void openStores() throws Exception {
+        stores = JdbcStores.open(JdbcStoreConfig.builder()
+                .jdbcUrl(createDatabase())
+                .poolName("tickwheel-store-test")
+                .maxPoolSize(10)
+                .clock(clock)
+                .build());
+        jobs = stores.jobs();
+        instances = stores.instances();
+    }
+
+    @AfterAll
+    void closeStores() throws Exception {
+        if (stores != null) {
+            stores.close();
+        }
+        dropDatabase();
+    }
+
+    @BeforeEach
+    void emptyTables() throws Exception {
+        clock.set(START);
+        try (Connection connection = stores.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.executeUpdate("DELETE FROM tw_instance");
+            statement.executeUpdate("DELETE FROM tw_job");
+        }
+    }
+
+    // ---------------------------------------------------------------- fixtures
+
+    long nextId() {
+        return ids.incrementAndGet();
+    }
+
+    NewJob newJob(Instant nextTrigger) {
+        return new NewJob(nextId(), "job", ScheduleSpec.fixedRate(1_000, START), Target.handler("noop"), null,
+                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, nextTrigger);
+    }
+
+    Job insertJob(Instant nextTrigger) {
+        return jobs.insert(newJob(nextTrigger));
+    }
+
+    NewInstance newInstance(long jobId, Instant trigger) {
+        return new NewInstance(nextId(), jobId, trigger, null);
+    }
+
+    /** A waiting on-demand instance of a fresh job, due at {@link #START_MS}. */
+    Instance waitingInstance() {
+        return instances.insertInstance(newInstance(insertJob(null).id(), START_MS));
+    }
+
+    /** An instance driven into {@code status} through legal transitions only. */
+    Instance instanceIn(InstanceStatus status) {
+        Instance instance = waitingInstance();
+        long id = instance.id();
+        switch (status) {
+            case WAITING -> { }
+            case DISPATCHING -> assertTrue(instances.claim(id, START));
+            case SUCCEEDED -> assertTrue(instances.claim(id, START) && instances.markSucceeded(id));
+            case FAILED -> assertTrue(instances.claim(id, START) && instances.markFailed(id, "boom"));
+            case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+        }
+        return instances.get(id).orElseThrow();
+    }
+
+    // ---------------------------------------------------------------- jobs
+
+    @Test
+    void insert_newJob_getReturnsEveryFieldAsStored() {
+        NewJob job = new NewJob(nextId(), "nightly report", new ScheduleSpec(ScheduleType.CRON, "0 0 2 * * ?",
+                "Europe/Berlin", 5_000L, 7_000L, START), Target.webhook("https://example.com/hook?a=1"),
+                "{\"k\":\"v\"}", false, MisfirePolicy.FIRE_ALL, new RetryPolicy(3, 2_500),
+                START.plusSeconds(60));
+
+        Job inserted = jobs.insert(job);
+
+        Job stored = jobs.get(job.id()).orElseThrow();
+        assertEquals(inserted, stored);
+        assertEquals("nightly report", stored.name());
+        assertEquals(new ScheduleSpec(ScheduleType.CRON, "0 0 2 * * ?", "Europe/Berlin", 5_000L, 7_000L, START_MS),
+                stored.schedule());
+        assertEquals(Target.webhook("https://example.com/hook?a=1"), stored.target());
+        assertEquals("{\"k\":\"v\"}", stored.params());
+        assertFalse(stored.enabled());
+        assertEquals(MisfirePolicy.FIRE_ALL, stored.misfirePolicy());
+        assertEquals(new RetryPolicy(3, 2_500), stored.retryPolicy());
+        assertEquals(START_MS.plusSeconds(60), stored.nextTriggerTime());
+        assertEquals(START_MS, stored.createdAt());
+        assertEquals(START_MS, stored.updatedAt());
+        assertEquals(0, stored.version());
+    }
+
+    @Test
+    void insert_nullableFieldsNull_readBackAsNull() {
+        NewJob job = new NewJob(nextId(), "api", ScheduleSpec.api(), Target.handler("h"), null, true,
+                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+
+        jobs.insert(job);
+
+        Job stored = jobs.get(job.id()).orElseThrow();
+        assertEquals(ScheduleSpec.api(), stored.schedule());
+        assertNull(stored.params());
+        assertNull(stored.nextTriggerTime());
+    }
+
+    @Test
+    void insert_duplicateId_throwsDuplicateIdExceptionNamingId() {
+        Job first = insertJob(START);
+        NewJob again = new NewJob(first.id(), "other", ScheduleSpec.api(), Target.handler("h"), null, true,
+                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+
+        DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> jobs.insert(again));
+
+        assertEquals(first.id(), e.id());
+        assertTrue(e.getMessage().contains(String.valueOf(first.id())), e.getMessage());
+        assertEquals("job", jobs.get(first.id()).orElseThrow().name());
+    }
+
+    @Test
+    void insertAll_oneIdTaken_writesNothing() {
+        Job taken = insertJob(START);
+        NewJob fresh = newJob(START);
+        NewJob clash = new NewJob(taken.id(), "clash", ScheduleSpec.api(), Target.handler("h"), null, true,
+                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+
+        DuplicateIdException e = assertThrows(DuplicateIdException.class,
+                () -> jobs.insertAll(List.of(fresh, clash)));
+
+        assertEquals(taken.id(), e.id());
+        assertTrue(jobs.get(fresh.id()).isEmpty());
+    }
+
+    @Test
+    void insertAll_sameIdTwice_throwsIllegalArgumentNamingId() {
+        NewJob job = newJob(START);
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> jobs.insertAll(List.of(job, job)));
+
+        assertTrue(e.getMessage().contains(String.valueOf(job.id())), e.getMessage());
+        assertTrue(jobs.get(job.id()).isEmpty());
+    }
+
+    @Test
+    void insertAll_manyJobs_returnsThemInOrderAndStoresAll() {
+        List<NewJob> batch = IntStream.range(0, 50).mapToObj(i -> newJob(START.plusSeconds(i))).toList();
+
+        List<Job> inserted = jobs.insertAll(batch);
+
+        assertEquals(batch.stream().map(NewJob::id).toList(), inserted.stream().map(Job::id).toList());
+        assertEquals(50, jobs.list(0, 100).items().size());
+    }
+
+    @Test
+    void update_currentVersion_replacesDefinitionAndBumpsVersion() {
+        Job job = insertJob(START);
+        clock.advance(Duration.ofSeconds(5));
+        Job changed = job.withName("renamed").withSchedule(ScheduleSpec.fixedDelay(750), START.plusSeconds(30))
+                .withTarget(Target.webhook("http://localhost:9/x")).withEnabled(false)
+                .withPolicies("{}", MisfirePolicy.SKIP, new RetryPolicy(4, 10));
+
+        Job updated = jobs.update(changed).orElseThrow();
+
+        assertEquals(1, updated.version());
+        assertEquals(START_MS.plusSeconds(5), updated.updatedAt());
+        assertEquals(START_MS, updated.createdAt());
+        assertEquals(updated, jobs.get(job.id()).orElseThrow());
+        assertEquals("renamed", updated.name());
+        assertEquals(ScheduleSpec.fixedDelay(750), updated.schedule());
+        assertEquals(Target.webhook("http://localhost:9/x"), updated.target());
+        assertFalse(updated.enabled());
+        assertEquals("{}", updated.params());
+        assertEquals(MisfirePolicy.SKIP, updated.misfirePolicy());
+        assertEquals(new RetryPolicy(4, 10), updated.retryPolicy());
+        assertEquals(START_MS.plusSeconds(30), updated.nextTriggerTime());
+    }
+
+    @Test
+    void update_staleVersion_returnsEmptyAndKeepsStoredJob() {
+        Job job = insertJob(START);
+        Job winner = jobs.update(job.withName("first")).orElseThrow();
+
+        Optional<Job> loser = jobs.update(job.withName("second"));
+
+        assertTrue(loser.isEmpty());
+        assertEquals(winner, jobs.get(job.id()).orElseThrow());
+    }
+
+    @Test
+    void update_unknownJob_returnsEmpty() {
+        Job ghost = newJob(START).toJob(START);
+
+        assertTrue(jobs.update(ghost).isEmpty());
+        assertTrue(jobs.get(ghost.id()).isEmpty());
+    }
+
+    @Test
+    void delete_jobWithInstances_cancelsOnlyWaitingOnesAndRemovesJob() {
+        Job job = insertJob(START);
+        Instance waiting1 = instances.insertInstance(newInstance(job.id(), START));
+        Instance waiting2 = instances.insertInstance(newInstance(job.id(), START));
+        Instance dispatching = instances.insertInstance(newInstance(job.id(), START));
+        instances.claim(dispatching.id(), START);
+        Instance otherJobs = waitingInstance();
+
+        JobDeletion deletion = jobs.delete(job.id());
+
+        assertTrue(deletion.deleted());
+        assertEquals(List.of(waiting1.id(), waiting2.id()), deletion.cancelledInstanceIds());
+        assertTrue(jobs.get(job.id()).isEmpty());
+        assertEquals(InstanceStatus.CANCELLED, instances.get(waiting1.id()).orElseThrow().status());
+        assertEquals(InstanceStatus.CANCELLED, instances.get(waiting2.id()).orElseThrow().status());
+        assertEquals(InstanceStatus.DISPATCHING, instances.get(dispatching.id()).orElseThrow().status());
+        assertEquals(InstanceStatus.WAITING, instances.get(otherJobs.id()).orElseThrow().status());
+    }
+
+    @Test
+    void delete_unknownJob_returnsNotFound() {
+        assertEquals(JobDeletion.NOT_FOUND, jobs.delete(nextId()));
+    }
+
+    @Test
+    void get_unknownJob_returnsEmpty() {
+        assertTrue(jobs.get(nextId()).isEmpty());
+    }
+
+    @Test
+    void list_pagedByIdCursor_visitsEveryJobOnceInIdOrder() {
+        List<Long> inserted = IntStream.range(0, 25).mapToObj(i -> insertJob(START).id()).toList();
+
+        List<Long> seen = new ArrayList<>();
+        long cursor = 0;
+        int pages = 0;
+        while (true) {
+            Page<Job> page = jobs.list(cursor, 10);
+            pages++;
+            page.items().forEach(j -> seen.add(j.id()));
+            if (!page.hasMore()) {
+                break;
+            }
+            cursor = page.nextCursor().getAsLong();
+        }
+
+        assertEquals(inserted, seen);
+        assertEquals(3, pages);
+    }
+
+    @Test
+    void list_exactlyOneFullPage_hasNoNextCursor() {
+        IntStream.range(0, 10).forEach(i -> insertJob(START));
+
+        Page<Job> page = jobs.list(0, 10);
+
+        assertEquals(10, page.items().size());
+        assertFalse(page.hasMore());
+    }
+
+    @Test
+    void list_limitOutOfRange_throwsIllegalArgumentNamingLimit() {
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> jobs.list(0, 0));
+        IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
+                () -> instances.findWaiting(0, 10_001));
+
+        assertTrue(zero.getMessage().contains("limit") && zero.getMessage().contains(": 0"), zero.getMessage());
+        assertTrue(huge.getMessage().contains("10001"), huge.getMessage());
+    }
+
+    @Test
+    void findDue_mixedJobs_returnsEnabledJobsDueByUntilOrderedByTriggerThenId() {
+        Instant until = START.plusSeconds(30);
+        Job late = insertJob(START.plusSeconds(20));
+        Job earlyB = insertJob(START.plusSeconds(10));
+        Job earlyA = insertJob(START.plusSeconds(10));
+        Job exactlyUntil = insertJob(until);
+        insertJob(until.plusMillis(1));
+        insertJob(null);
+        Job disabled = insertJob(START);
+        jobs.update(disabled.withEnabled(false)).orElseThrow();
+
+        List<Job> due = jobs.findDue(until, null, 100);
+
+        assertEquals(List.of(earlyB.id(), earlyA.id(), late.id(), exactlyUntil.id()),
+                due.stream().map(Job::id).toList());
+    }
+
+    @Test
+    void findDue_keysetPagingWithTiedTriggerTimes_walksEveryDueJobOnceInOrder() {
+        List<Job> inserted = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            inserted.add(insertJob(START.plusSeconds(i % 4))); // ten jobs share each trigger time
+        }
+        List<Long> expected = inserted.stream()
+                .sorted((a, b) -> a.nextTriggerTime().equals(b.nextTriggerTime())
+                        ? Long.compare(a.id(), b.id()) : a.nextTriggerTime().compareTo(b.nextTriggerTime()))
+                .map(Job::id).toList();
+
+        List<Long> seen = walkDue(START.plusSeconds(10), 7);
+
+        assertEquals(expected, seen);
+    }
+
+    @Test
+    void findDue_20000EnabledJobs_pagesWalkEveryJobOnce() {
+        int count = 20_000;
+        List<NewJob> batch = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            batch.add(newJob(START.plusMillis(i % 997)));
+            if (batch.size() == 2_000) {
+                jobs.insertAll(batch);
+                batch.clear();
+            }
+        }
+        long startNanos = System.nanoTime();
+
+        List<Long> seen = walkDue(START.plusSeconds(30), 1_000);
+
+        long walkMs = (System.nanoTime() - startNanos) / 1_000_000;
+        System.out.printf("%s: walked %d due jobs in pages of 1000 in %d ms%n", getClass().getSimpleName(),
+                seen.size(), walkMs);
+        assertEquals(count, seen.size());
+        assertEquals(count, new HashSet<>(seen).size());
+    }
+
+    private List<Long> walkDue(Instant until, int pageSize) {
+        List<Long> seen = new ArrayList<>();
+        DueJobCursor cursor = null;
+        while (true) {
+            List<Job> page = jobs.findDue(until, cursor, pageSize);
+            page.forEach(j -> seen.add(j.id()));
+            if (page.size() < pageSize) {
+                return seen;
+            }
+            cursor = DueJobCursor.after(page.get(page.size() - 1));
+        }
+    }
+
+    // ---------------------------------------------------------------- instance creation
+
+    @Test
+    void createInstancesAndAdvanceJob_expectedTriggerMatches_insertsAllAndAdvancesJob() {
+        Job job = insertJob(START);
+        List<NewInstance> batch = List.of(newInstance(job.id(), START), newInstance(job.id(), START.plusSeconds(2)),
+                newInstance(job.id(), START.plusSeconds(4)));
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(6), batch);
+
+        assertTrue(result.advanced());
+        assertEquals(batch, result.created());
+        assertEquals(List.of(), result.skippedDuplicates());
+        assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
+        Instance first = instances.get(batch.get(0).id()).orElseThrow();
+        assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
+                null, START_MS, START_MS), first);
+        assertFalse(first.isOnDemand());
+        assertEquals(3, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_staleExpectedTrigger_returnsLostAndWritesNothing() {
+        Job job = insertJob(START.plusSeconds(2));
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(4),
+                List.of(newInstance(job.id(), START)));
+
+        assertEquals(AdvanceResult.LOST, result);
+        assertEquals(START_MS.plusSeconds(2), jobs.get(job.id()).orElseThrow().nextTriggerTime());
+        assertEquals(0, instances.list(job.id(), null, 0, 10).items().size());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_slotAlreadyFilled_skipsDuplicateAndCreatesRest() {
+        Job job = insertJob(START);
+        NewInstance original = newInstance(job.id(), START);
+        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2), List.of(original));
+        // A rewind (say, a user edit) sets the next trigger back; the loader then re-creates the old slot.
+        Job rewound = jobs.update(jobs.get(job.id()).orElseThrow().withSchedule(job.schedule(), START))
+                .orElseThrow();
+        NewInstance again = newInstance(job.id(), START);
+        NewInstance next = newInstance(job.id(), START.plusSeconds(2));
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), rewound.nextTriggerTime(),
+                START.plusSeconds(4), List.of(again, next));
+
+        assertTrue(result.advanced());
+        assertEquals(List.of(next), result.created());
+        assertEquals(List.of(again), result.skippedDuplicates());
+        assertTrue(instances.get(again.id()).isEmpty());
+        assertEquals(List.of(original.id(), next.id()),
+                instances.list(job.id(), null, 0, 10).items().stream().map(Instance::id).toList());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_disabledJob_returnsLost() {
+        Job job = jobs.update(insertJob(START).withEnabled(false)).orElseThrow();
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
+                List.of(newInstance(job.id(), START)));
+
+        assertEquals(AdvanceResult.LOST, result);
+        assertEquals(0, instances.list(job.id(), null, 0, 10).items().size());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_unknownJob_returnsLost() {
+        long ghost = nextId();
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(ghost, START, START.plusSeconds(2),
+                List.of(newInstance(ghost, START)));
+
+        assertEquals(AdvanceResult.LOST, result);
+        assertEquals(0, instances.list(ghost, null, 0, 10).items().size());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_nullExpectedOnJobWithoutNextTrigger_advances() {
+        Job job = insertJob(null);
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), null, START.plusSeconds(9),
+                List.of());
+
+        assertTrue(result.advanced());
+        assertEquals(START_MS.plusSeconds(9), jobs.get(job.id()).orElseThrow().nextTriggerTime());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_nullExpectedOnJobWithNextTrigger_returnsLost() {
+        Job job = insertJob(START);
+
+        assertEquals(AdvanceResult.LOST,
+                instances.createInstancesAndAdvanceJob(job.id(), null, START.plusSeconds(9), List.of()));
+        assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_lastInstance_setsNextTriggerToNull() {
+        Job job = insertJob(START);
+
+        instances.createInstancesAndAdvanceJob(job.id(), START, null, List.of(newInstance(job.id(), START)));
+
+        assertNull(jobs.get(job.id()).orElseThrow().nextTriggerTime());
+        assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10).isEmpty());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_instanceOfOtherJob_throwsIllegalArgumentAndWritesNothing() {
+        Job job = insertJob(START);
+        Job other = insertJob(START);
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
+                        List.of(newInstance(other.id(), START))));
+
+        assertTrue(e.getMessage().contains(String.valueOf(other.id())), e.getMessage());
+        assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_twoInstancesSameTrigger_throwsIllegalArgument() {
+        Job job = insertJob(START);
+
+        assertThrows(IllegalArgumentException.class, () -> instances.createInstancesAndAdvanceJob(job.id(), START,
+                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START))));
+        assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_instanceIdTaken_throwsDuplicateIdAndRollsBackAdvance() {
+        Job job = insertJob(START);
+        Instance existing = waitingInstance();
+        NewInstance fresh = newInstance(job.id(), START);
+        NewInstance clash = new NewInstance(existing.id(), job.id(), START.plusSeconds(1), null);
+
+        DuplicateIdException e = assertThrows(DuplicateIdException.class,
+                () -> instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
+                        List.of(fresh, clash)));
+
+        assertEquals(existing.id(), e.id());
+        assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
+        assertTrue(instances.get(fresh.id()).isEmpty());
+    }
+
+    @Test
+    void insertInstance_twoOnDemandRunsInSameMillisecond_bothStored() {
+        Job job = insertJob(null);
+
+        Instance a = instances.insertInstance(new NewInstance(nextId(), job.id(), START, "{\"run\":1}"));
+        Instance b = instances.insertInstance(new NewInstance(nextId(), job.id(), START, "{\"run\":2}"));
+
+        assertEquals(a, instances.get(a.id()).orElseThrow());
+        assertEquals(b, instances.get(b.id()).orElseThrow());
+        assertTrue(a.isOnDemand());
+        assertNull(a.scheduledTriggerTime());
+        assertEquals(START_MS, b.expectedTriggerTime());
+        assertEquals("{\"run\":2}", b.params());
+    }
+
+    @Test
+    void insertInstance_onDemandRunAtScheduledSlot_bothStored() {
+        Job job = insertJob(START);
+        NewInstance scheduled = newInstance(job.id(), START);
+        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(1), List.of(scheduled));
+
+        Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
+
+        assertEquals(2, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
+        assertTrue(onDemand.isOnDemand());
+    }
+
+    @Test
+    void insertInstance_unknownJob_throwsIllegalArgumentNamingJob() {
+        long ghost = nextId();
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> instances.insertInstance(newInstance(ghost, START)));
+
+        assertTrue(e.getMessage().contains("jobId") && e.getMessage().contains(String.valueOf(ghost)),
+                e.getMessage());
+    }
+
+    @Test
+    void insertInstance_duplicateId_throwsDuplicateIdException() {
+        Instance existing = waitingInstance();
+
+        DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> instances.insertInstance(
+                new NewInstance(existing.id(), existing.jobId(), START.plusSeconds(5), null)));
+
+        assertEquals(existing.id(), e.id());
+        assertEquals(START_MS, instances.get(existing.id()).orElseThrow().expectedTriggerTime());
+    }
+
+    // ---------------------------------------------------------------- transitions
+
+    @Test
+    void claim_waitingInstance_movesToDispatchingAndCountsAttempt() {
+        Instance instance = waitingInstance();
+        Instant now = START.plusMillis(5);
+
+        assertTrue(instances.claim(instance.id(), now));
+
+        Instance claimed = instances.get(instance.id()).orElseThrow();
+        assertEquals(InstanceStatus.DISPATCHING, claimed.status());
+        assertEquals(1, claimed.attempt());
+        assertEquals(START_MS.plusMillis(5), claimed.actualTriggerTime());
+        assertEquals(START_MS.plusMillis(5), claimed.updatedAt());
+    }
+
+    @Test
+    void claim_alreadyClaimed_returnsFalse() {
+        Instance instance = waitingInstance();
+        instances.claim(instance.id(), START);
+
+        assertFalse(instances.claim(instance.id(), START.plusSeconds(1)));
+        assertEquals(1, instances.get(instance.id()).orElseThrow().attempt());
+    }
+
+    @Test
+    void claim_unknownInstance_returnsFalse() {
+        assertFalse(instances.claim(nextId(), START));
+    }
+
+    @Test
+    void claimAll_mixedStatuses_returnsExactlyTheWaitingIds() {
+        Instance waiting1 = waitingInstance();
+        Instance waiting2 = waitingInstance();
+        Instance dispatching = instanceIn(InstanceStatus.DISPATCHING);
+        Instance cancelled = instanceIn(InstanceStatus.CANCELLED);
+        long unknown = nextId();
+
+        Set<Long> claimed = instances.claimAll(
+                List.of(waiting1.id(), dispatching.id(), cancelled.id(), unknown, waiting2.id(), waiting1.id()),
+                START.plusMillis(3));
+
+        assertEquals(Set.of(waiting1.id(), waiting2.id()), claimed);
+        Instance after = instances.get(waiting1.id()).orElseThrow();
+        assertEquals(InstanceStatus.DISPATCHING, after.status());
+        assertEquals(1, after.attempt());
+        assertEquals(START_MS.plusMillis(3), after.actualTriggerTime());
+        assertEquals(1, instances.get(dispatching.id()).orElseThrow().attempt());
+        assertEquals(InstanceStatus.CANCELLED, instances.get(cancelled.id()).orElseThrow().status());
+    }
+
+    @Test
+    void claimAll_noIds_returnsEmpty() {
+        assertEquals(Set.of(), instances.claimAll(List.of(), START));
+    }
+
+    @Test
+    void claimAll_moreIdsThanOneStatement_claimsEveryOne() {
+        Job job = insertJob(START);
+        List<NewInstance> batch = IntStream.range(0, 2_500)
+                .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
+        instances.createInstancesAndAdvanceJob(job.id(), START, null, batch);
+        List<Long> ids = batch.stream().map(NewInstance::id).toList();
+
+        Set<Long> claimed = instances.claimAll(ids, START);
+
+        assertEquals(Set.copyOf(ids), claimed);
+        assertEquals(2_500L, instances.countByStatus().get(InstanceStatus.DISPATCHING));
+    }
+
+    @Test
+    void markSucceeded_dispatching_succeedsAndClearsEarlierError() {
+        Instance instance = instanceIn(InstanceStatus.DISPATCHING);
+        instances.retry(instance.id(), START.plusSeconds(1), "first attempt failed");
+        instances.claim(instance.id(), START.plusSeconds(1));
+        clock.advance(Duration.ofSeconds(2));
+
+        assertTrue(instances.markSucceeded(instance.id()));
+
+        Instance done = instances.get(instance.id()).orElseThrow();
+        assertEquals(InstanceStatus.SUCCEEDED, done.status());
+        assertNull(done.error());
+        assertEquals(2, done.attempt());
+        assertEquals(START_MS.plusSeconds(2), done.updatedAt());
+    }
+
+    @Test
+    void markFailed_dispatching_storesError() {
+        Instance instance = instanceIn(InstanceStatus.DISPATCHING);
+
+        assertTrue(instances.markFailed(instance.id(), "HTTP 503 from https://example.com"));
+
+        Instance failed = instances.get(instance.id()).orElseThrow();
+        assertEquals(InstanceStatus.FAILED, failed.status());
+        assertEquals("HTTP 503 from https://example.com", failed.error());
+    }
+
+    @Test
+    void markFailed_hugeError_storedTruncated() {
+        Instance instance = instanceIn(InstanceStatus.DISPATCHING);
+        String huge = "x".repeat(InstanceTransitions.MAX_ERROR_LENGTH + 500);
+
+        assertTrue(instances.markFailed(instance.id(), huge));
+
+        assertEquals(InstanceTransitions.MAX_ERROR_LENGTH,
+                instances.get(instance.id()).orElseThrow().error().length());
+    }
+
+    @Test
+    void retry_dispatching_returnsToWaitingAtNewTimeKeepingSlot() {
+        Job job = insertJob(START);
+        NewInstance slot = newInstance(job.id(), START);
+        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(1), List.of(slot));
+        instances.claim(slot.id(), START);
+
+        assertTrue(instances.retry(slot.id(), START.plusSeconds(30), "timeout after 5000 ms"));
+
+        Instance retried = instances.get(slot.id()).orElseThrow();
+        assertEquals(InstanceStatus.WAITING, retried.status());
+        assertEquals(START_MS.plusSeconds(30), retried.expectedTriggerTime());
+        assertEquals(START_MS, retried.scheduledTriggerTime());
+        assertEquals("timeout after 5000 ms", retried.error());
+        assertEquals(1, retried.attempt());
+        assertTrue(instances.claim(slot.id(), START.plusSeconds(30)));
+        assertEquals(2, instances.get(slot.id()).orElseThrow().attempt());
+    }
+
+    @Test
+    void cancel_waiting_returnsCancelledAndInstanceCannotBeClaimed() {
+        Instance instance = waitingInstance();
+
+        assertEquals(CancelOutcome.CANCELLED, instances.cancel(instance.id()));
+
+        assertEquals(InstanceStatus.CANCELLED, instances.get(instance.id()).orElseThrow().status());
+        assertFalse(instances.claim(instance.id(), START));
+        assertEquals(Set.of(), instances.claimAll(List.of(instance.id()), START));
+    }
+
+    @Test
+    void cancel_dispatching_returnsAlreadyDispatched() {
+        Instance instance = instanceIn(InstanceStatus.DISPATCHING);
+
+        assertEquals(CancelOutcome.ALREADY_DISPATCHED, instances.cancel(instance.id()));
+        assertEquals(InstanceStatus.DISPATCHING, instances.get(instance.id()).orElseThrow().status());
+    }
+
+    @ParameterizedTest
+    @MethodSource("terminalStatuses")
+    void cancel_finished_returnsAlreadyFinished(InstanceStatus terminal) {
+        Instance instance = instanceIn(terminal);
+
+        assertEquals(CancelOutcome.ALREADY_FINISHED, instances.cancel(instance.id()));
+        assertEquals(terminal, instances.get(instance.id()).orElseThrow().status());
+    }
+
+    static Stream<InstanceStatus> terminalStatuses() {
+        return Stream.of(InstanceStatus.SUCCEEDED, InstanceStatus.FAILED, InstanceStatus.CANCELLED);
+    }
+
+    @Test
+    void cancel_unknownInstance_returnsUnknown() {
+        assertEquals(CancelOutcome.UNKNOWN, instances.cancel(nextId()));
+    }
+
+    /** Every transition operation, as the status it needs and a call that reports whether it applied. */
+    enum Operation {
+        CLAIM(InstanceStatus.WAITING, (s, id) -> s.claim(id, START)),
+        CLAIM_ALL(InstanceStatus.WAITING, (s, id) -> s.claimAll(List.of(id), START).contains(id)),
+        MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markSucceeded(id)),
+        MARK_FAILED(InstanceStatus.DISPATCHING, (s, id) -> s.markFailed(id, "e")),
+        RETRY(InstanceStatus.DISPATCHING, (s, id) -> s.retry(id, START.plusSeconds(9), "e")),
+        CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancel(id) == CancelOutcome.CANCELLED);
+
+        final InstanceStatus requires;
+        final java.util.function.BiFunction<InstanceStore, Long, Boolean> call;
+
+        Operation(InstanceStatus requires, java.util.function.BiFunction<InstanceStore, Long, Boolean> call) {
+            this.requires = requires;
+            this.call = call;
+        }
+    }
+
+    static Stream<Arguments> illegalTransitions() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Operation op : Operation.values()) {
+            for (InstanceStatus status : EnumSet.complementOf(EnumSet.of(op.requires))) {
+                cases.add(Arguments.of(op, status));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} from {1}")
+    @MethodSource("illegalTransitions")
+    void transition_fromWrongStatus_refusedAndRowUnchanged(Operation op, InstanceStatus status) {
+        Instance before = instanceIn(status);
+        clock.advance(Duration.ofSeconds(1));
+
+        assertFalse(op.call.apply(instances, before.id()));
+
+        assertEquals(before, instances.get(before.id()).orElseThrow());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("legalOperations")
+    void transition_fromRequiredStatus_applies(Operation op) {
+        Instance before = instanceIn(op.requires);
+
+        assertTrue(op.call.apply(instances, before.id()));
+
+        assertTrue(op.requires.canMoveTo(instances.get(before.id()).orElseThrow().status()));
+    }
+
+    static Stream<Operation> legalOperations() {
+        return Stream.of(Operation.values());
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Test
+    void get_unknownInstance_returnsEmpty() {
+        assertTrue(instances.get(nextId()).isEmpty());
+    }
+
+    @Test
+    void list_filtersByJobAndStatus_pagesById() {
+        Job job = insertJob(null);
+        Job other = insertJob(null);
+        List<Long> jobWaiting = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            jobWaiting.add(instances.insertInstance(newInstance(job.id(), START)).id());
+            instances.insertInstance(newInstance(other.id(), START));
+        }
+        long claimed = jobWaiting.remove(3);
+        instances.claim(claimed, START);
+
+        assertEquals(jobWaiting, collectPages(after -> instances.list(job.id(), InstanceStatus.WAITING, after, 2)));
+        assertEquals(7, collectPages(after -> instances.list(job.id(), null, after, 3)).size());
+        assertEquals(List.of(claimed),
+                collectPages(after -> instances.list(null, InstanceStatus.DISPATCHING, after, 3)));
+        assertEquals(14, collectPages(after -> instances.list(null, null, after, 5)).size());
+    }
+
+    private static List<Long> collectPages(Function<Long, Page<Instance>> pageAfter) {
+        List<Long> ids = new ArrayList<>();
+        long cursor = 0;
+        while (true) {
+            Page<Instance> page = pageAfter.apply(cursor);
+            page.items().forEach(i -> ids.add(i.id()));
+            if (!page.hasMore()) {
+                return ids;
+            }
+            cursor = page.nextCursor().getAsLong();
+        }
+    }
+
+    @Test
+    void findWaitingAndFindDispatching_pageByIdWithinTheirStatus() {
+        List<Long> waiting = new ArrayList<>();
+        List<Long> dispatching = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            waiting.add(instanceIn(InstanceStatus.WAITING).id());
+            dispatching.add(instanceIn(InstanceStatus.DISPATCHING).id());
+            instanceIn(InstanceStatus.SUCCEEDED);
+        }
+
+        List<Instance> firstWaiting = instances.findWaiting(0, 3);
+        List<Instance> restWaiting = instances.findWaiting(firstWaiting.get(2).id(), 3);
+        List<Instance> allDispatching = instances.findDispatching(0, 10);
+
+        assertEquals(waiting.subList(0, 3), firstWaiting.stream().map(Instance::id).toList());
+        assertEquals(waiting.subList(3, 5), restWaiting.stream().map(Instance::id).toList());
+        assertEquals(dispatching, allDispatching.stream().map(Instance::id).toList());
+    }
+
+    @Test
+    void countByStatus_someStatuses_countsEachAndZeroForTheRest() {
+        instanceIn(InstanceStatus.WAITING);
+        instanceIn(InstanceStatus.WAITING);
+        instanceIn(InstanceStatus.FAILED);
+
+        Map<InstanceStatus, Long> counts = instances.countByStatus();
+
+        assertEquals(Map.of(InstanceStatus.WAITING, 2L, InstanceStatus.DISPATCHING, 0L,
+                InstanceStatus.SUCCEEDED, 0L, InstanceStatus.FAILED, 1L, InstanceStatus.CANCELLED, 0L), counts);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.tickwheel.server.wheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many threads scheduling and cancelling at once on real time, with a shortened configuration so that both wheels and
+ * the hand-off between them are exercised within seconds.
+ *
+ * <p>The assertions are about ordering and counting, not about how late a task runs: every task whose cancel did not
+ * return {@code true} runs exactly once and never before its deadline; every task whose cancel returned {@code true}
+ * never runs; nothing is left pending.
+ */
+class InstanceTimeWheelServiceStressTest {
+
+    private static final int THREADS = 8;
+    private static final int OPS_PER_THREAD = 125_000; // 10^6 operations in all
+
+    private static InstanceTimeWheelService shortService() {
+        return InstanceTimeWheelService.builder()
+                .preciseTick(Duration.ofMillis(1))
+                .preciseSlots(256)
+                .coarseTick(Duration.ofMillis(100))
+                .coarseSlots(8)
+                .longDelayThreshold(Duration.ofMillis(500))
+                .dispatchThreads(4)
+                .dispatchQueueCapacity(8192)
+                .build();
+    }
+
+    @Test
+    void scheduleAndCancel_8ThreadsMillionOps_exactlyOnceNeverEarlyAndCancelHonoured() throws Exception {
+        int ids = THREADS * OPS_PER_THREAD;
+        AtomicIntegerArray scheduled = new AtomicIntegerArray(ids);
+        AtomicIntegerArray cancelWins = new AtomicIntegerArray(ids);
+        AtomicIntegerArray runs = new AtomicIntegerArray(ids);
+        long[] notBeforeNanos = new long[ids];
+        long[] ranAtNanos = new long[ids];
+        Semaphore ran = new Semaphore(0);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        int[] scheduledPerThread = new int[THREADS];
+        int[] cancelWinsPerThread = new int[THREADS];
+
+        try (InstanceTimeWheelService service = shortService()) {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int thread = t;
+                Thread worker = new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    int nextOwnId = thread * OPS_PER_THREAD;
+                    try {
+                        start.await();
+                        for (int op = 0; op < OPS_PER_THREAD; op++) {
+                            if (random.nextInt(10) < 6) {
+                                int id = nextOwnId++;
+                                long delayMs = switch (random.nextInt(3)) {
+                                    case 0 -> random.nextInt(10);     // due now or within a few ticks
+                                    case 1 -> random.nextInt(500);    // precise wheel
+                                    default -> 500 + random.nextInt(2500); // coarse wheel, then hand-off
+                                };
+                                notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+                                scheduled.set(id, 1);
+                                service.schedule(id, delayMs, () -> {
+                                    ranAtNanos[id] = System.nanoTime();
+                                    runs.incrementAndGet(id);
+                                    ran.release();
+                                });
+                                scheduledPerThread[thread]++;
+                            } else {
+                                // Any thread's ID, scheduled or not, pending or already run.
+                                int id = random.nextInt(Math.max(1, nextOwnId + 1 + random.nextInt(ids - nextOwnId)));
+                                if (service.cancel(id)) {
+                                    cancelWins.incrementAndGet(id);
+                                    cancelWinsPerThread[thread]++;
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }, "stress-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            start.countDown();
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("a scheduling thread failed", failure.get());
+            }
+            int totalScheduled = 0;
+            int totalCancelled = 0;
+            for (int t = 0; t < THREADS; t++) {
+                totalScheduled += scheduledPerThread[t];
+                totalCancelled += cancelWinsPerThread[t];
+            }
+            int expectedRuns = totalScheduled - totalCancelled;
+            assertTrue(ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
+                    "only " + ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s");
+
+            assertEquals(0, service.pendingCount(), "pendingCount");
+            assertEquals(0, service.preciseWheelStats().pending(), "precise wheel pending");
+            assertEquals(0, service.coarseWheelStats().pending(), "coarse wheel pending");
+
+            int violations = 0;
+            StringBuilder examples = new StringBuilder();
+            for (int id = 0; id < ids; id++) {
+                String problem = null;
+                if (cancelWins.get(id) > 1) {
+                    problem = "cancel returned true " + cancelWins.get(id) + " times";
+                } else if (scheduled.get(id) == 0 && (runs.get(id) != 0 || cancelWins.get(id) != 0)) {
+                    problem = "never scheduled but runs=" + runs.get(id) + " cancelWins=" + cancelWins.get(id);
+                } else if (cancelWins.get(id) == 1 && runs.get(id) != 0) {
+                    problem = "cancel returned true but the task ran";
+                } else if (scheduled.get(id) == 1 && cancelWins.get(id) == 0 && runs.get(id) != 1) {
+                    problem = "ran " + runs.get(id) + " times";
+                } else if (runs.get(id) == 1 && ranAtNanos[id] - notBeforeNanos[id] < 0) {
+                    problem = "ran " + (notBeforeNanos[id] - ranAtNanos[id]) + " ns early";
+                }
+                if (problem != null) {
+                    if (violations++ < 5) {
+                        examples.append("\n  id ").append(id).append(": ").append(problem);
+                    }
+                }
+            }
+            if (violations > 0) {
+                fail(violations + " violations" + examples);
+            }
+            assertTrue(totalScheduled > 500_000 && totalCancelled > 10_000,
+                    "the mix exercised both paths: scheduled=" + totalScheduled + " cancelled=" + totalCancelled);
+        }
+    }
+}
