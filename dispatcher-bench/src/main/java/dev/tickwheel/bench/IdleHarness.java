@@ -36,7 +36,7 @@ public final class IdleHarness {
     public static List<Peer> defaultPeers() {
         List<Peer> peers = new ArrayList<>();
         peers.add(Peer.NONE);
-        peers.addAll(Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p.isTickwheel()
+        peers.addAll(Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p == Peer.TICKWHEEL_SERVICE
                 || p == Peer.POWERJOB_TWO_TIER).toList());
         return peers;
     }

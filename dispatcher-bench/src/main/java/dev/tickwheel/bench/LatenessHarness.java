@@ -54,13 +54,12 @@ public final class LatenessHarness {
     }
 
     public static List<Peer> defaultPeers() {
-        return Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p.isTickwheel()
+        return Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p == Peer.TICKWHEEL_SERVICE
                 || p == Peer.POWERJOB_TWO_TIER).toList();
     }
 
     public static List<Peer> twoTierPeers() {
-        return Peer.all().stream().filter(p -> p.kind() == Peer.Kind.INSTANCE
-                && (p.isTickwheel() || p == Peer.POWERJOB_TWO_TIER || p == Peer.STPE_MAP)).toList();
+        return List.of(Peer.TICKWHEEL_SERVICE, Peer.POWERJOB_TWO_TIER, Peer.STPE_MAP);
     }
 
     public static void main(String[] args) throws Exception {

@@ -16,6 +16,10 @@ public enum Peer {
     STPE("stpe", Kind.TIMER, "JDK ScheduledThreadPoolExecutor, 1 thread, removeOnCancel"),
     POWERJOB("powerjob", Kind.TIMER, "PowerJob HashedWheelTimer 5.1.1, 1 ms × 4096, tasks on its indicator"),
 
+    TICKWHEEL_SERVICE("tickwheel-service", Kind.INSTANCE,
+            "Tickwheel InstanceTimeWheelService, defaults (1 ms × 4096 + 10 s × 12, long-keyed CARGO, dispatch pool)"),
+    TICKWHEEL_TIMER_MAP("tickwheel-timer+map", Kind.INSTANCE,
+            "Tickwheel HashedWheelTimer (as above) + ConcurrentHashMap<Long, TimerFuture>: the boxed alternative"),
     NETTY_MAP("netty+map", Kind.INSTANCE, "Netty (as above) + ConcurrentHashMap<Long, Timeout>"),
     KAFKA_MAP("kafka+map", Kind.INSTANCE, "Kafka (as above) + ConcurrentHashMap<Long, TimerTask>"),
     STPE_MAP("stpe+map", Kind.INSTANCE, "STPE (as above) + ConcurrentHashMap<Long, ScheduledFuture>"),
@@ -66,6 +70,8 @@ public enum Peer {
             case KAFKA -> new HandleArrayContender(new KafkaTimer(), capacity);
             case STPE -> new HandleArrayContender(new StpeTimer(), capacity);
             case POWERJOB -> new HandleArrayContender(new PowerJobTimer(1, 4096, 0), capacity);
+            case TICKWHEEL_SERVICE -> new TickwheelService();
+            case TICKWHEEL_TIMER_MAP -> new BoxedMapContender(new TickwheelTimer());
             case NETTY_MAP -> new BoxedMapContender(new NettyTimer());
             case KAFKA_MAP -> new BoxedMapContender(new KafkaTimer());
             case STPE_MAP -> new BoxedMapContender(new StpeTimer());
