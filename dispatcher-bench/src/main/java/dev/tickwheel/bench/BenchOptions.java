@@ -10,7 +10,7 @@ import java.util.List;
  *
  * <pre>
  *   --quick            short windows and smaller sizes (the whole suite in under 5 minutes)
- *   --forks N          JVM forks per peer (default 3)
+ *   --forks N          JVM forks per peer (default 3; 1 with --quick)
  *   --peers a,b,c      only these peers (ids from {@link Peer})
  *   --out DIR          where docs/benchmarks.md and the chart go (default ./docs)
  * </pre>
@@ -21,7 +21,7 @@ public record BenchOptions(boolean quick, int forks, List<Peer> peers, Path outD
 
     public static BenchOptions parse(String... args) {
         boolean quick = false;
-        int forks = 3;
+        int forks = -1;
         List<Peer> peers = null;
         Path out = Path.of("docs");
         for (int i = 0; i < args.length; i++) {
@@ -34,6 +34,9 @@ public record BenchOptions(boolean quick, int forks, List<Peer> peers, Path outD
                 default -> throw new IllegalArgumentException("unknown option: " + args[i]
                         + " (known: --quick, --forks N, --peers a,b, --out DIR)");
             }
+        }
+        if (forks == -1) {
+            forks = quick ? 1 : 3;
         }
         if (forks < 1) {
             throw new IllegalArgumentException("--forks must be at least 1: " + forks);

@@ -62,6 +62,48 @@ public final class Report {
         return s.toString();
     }
 
+    public static String throughputTable(Map<Peer, ForkResult> byPeer, int count) {
+        StringBuilder s = new StringBuilder(header("peer", "kind", "schedule, 1 producer (M ops/s)",
+                "schedule, 2 producers (M ops/s)", "cancel by ID/handle, 1 thread (M ops/s)"));
+        byPeer.forEach((peer, r) -> s.append(row("`" + peer.id() + "`",
+                peer.kind() == Peer.Kind.TIMER ? "timer (handle)" : "instance (ID map)",
+                r.summary("schedule_p1_ops").scaled(1e-6).format("%.2f"),
+                r.summary("schedule_p2_ops").scaled(1e-6).format("%.2f"),
+                r.summary("cancel_ops").scaled(1e-6).format("%.2f"))));
+        return s.toString();
+    }
+
+    public static String scalingTable(ScalingRun.Result result) {
+        List<Integer> sizes = result.sizes();
+        String[] head = new String[sizes.size() + 2];
+        head[0] = "peer";
+        for (int i = 0; i < sizes.size(); i++) {
+            head[i + 1] = "ns/op at " + pow10(sizes.get(i));
+        }
+        head[head.length - 1] = "largest ÷ smallest";
+        StringBuilder s = new StringBuilder(header(head));
+        result.nanosPerOp().forEach((peer, bySize) -> {
+            String[] cells = new String[head.length];
+            cells[0] = "`" + peer.id() + "`";
+            for (int i = 0; i < sizes.size(); i++) {
+                Summary v = bySize.get(sizes.get(i));
+                cells[i + 1] = v == null ? "–" : v.format("%.0f");
+            }
+            Summary first = bySize.get(sizes.get(0));
+            Summary last = bySize.get(sizes.get(sizes.size() - 1));
+            cells[cells.length - 1] = first == null || last == null ? "–"
+                    : String.format(java.util.Locale.ROOT, "%.2f×", last.median() / first.median());
+            s.append(row(cells));
+        });
+        return s.toString();
+    }
+
+    static String pow10(int n) {
+        int exp = (int) Math.round(Math.log10(n));
+        String[] sup = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+        return Math.pow(10, exp) == n ? "10" + sup[exp] : Integer.toString(n);
+    }
+
     static String cell(ForkResult r, String metric, String format) {
         return r.has(metric) ? r.summary(metric).format(format) : "–";
     }
