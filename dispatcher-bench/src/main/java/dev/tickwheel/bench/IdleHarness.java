@@ -50,9 +50,17 @@ public final class IdleHarness {
         System.out.println(Report.idleTable(result));
     }
 
+    static long settleMs(BenchOptions options) {
+        return options.quick() ? 1_000 : 3_000;
+    }
+
+    static long windowMs(BenchOptions options) {
+        return options.quick() ? 2_000 : 10_000;
+    }
+
     public static Map<Peer, ForkResult> run(BenchOptions options) {
-        long settleMs = options.quick() ? 1_500 : 3_000;
-        long windowMs = options.quick() ? 3_000 : 10_000;
+        long settleMs = settleMs(options);
+        long windowMs = windowMs(options);
         List<Peer> peers = options.peers() == null ? defaultPeers() : options.peersOr(defaultPeers());
         return ForkRunner.run("idle", IdleHarness.class, peers, options.forks(), Duration.ofMinutes(3),
                 (peer, fork) -> List.of("--child", peer.id(), Integer.toString(PENDING), Long.toString(settleMs),
