@@ -5,6 +5,7 @@ import dev.tickwheel.bench.peer.Contender;
 import dev.tickwheel.bench.peer.NoopTask;
 import dev.tickwheel.bench.peer.Peer;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +17,9 @@ import java.util.Map;
  * pending, then with {@code pending} timers due an hour out (3600–3660 s).
  *
  * <p>Each fork builds one peer, lets the JVM settle, and measures {@code getProcessCpuTime()} of
- * {@code com.sun.management.OperatingSystemMXBean} over a window; wake-ups are the voluntary and involuntary context
+ * {@code com.sun.management.OperatingSystemMXBean} over a window (all threads, but counted in 10 ms clock ticks on
+ * Linux, so a 2 s window resolves 5 ms/s), and the summed CPU time of all Java threads from {@code ThreadMXBean}
+ * (nanosecond precision; timer, task and JIT compiler threads, not GC or VM threads); wake-ups are the voluntary and involuntary context
  * switches of all threads of the process ({@code /proc/self/task/<tid>/status}), and the busiest thread is named.
  * The {@code jvm-only} row is a JVM with no timer: the floor every peer sits on (GC, JIT and VM threads).
  *
@@ -93,19 +96,43 @@ public final class IdleHarness {
         System.exit(0);
     }
 
+    /** CPU time of every live Java thread (ns precision, unlike the process figure's 10 ms clock ticks). */
+    private static Map<Long, Long> javaThreadCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new java.util.HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            long nanos = threads.getThreadCpuTime(id);
+            if (nanos >= 0) {
+                cpu.put(id, nanos);
+            }
+        }
+        return cpu;
+    }
+
     private static void measure(long windowMs, String prefix, Map<String, Object> result)
             throws InterruptedException {
         OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         ThreadSwitches switchesBefore = ThreadSwitches.read();
+        Map<Long, Long> threadCpuBefore = javaThreadCpuNanos();
         long cpuBefore = os.getProcessCpuTime();
         long wallBefore = System.nanoTime();
         Thread.sleep(windowMs);
         long cpuAfter = os.getProcessCpuTime();
+        Map<Long, Long> threadCpuAfter = javaThreadCpuNanos();
         long wallAfter = System.nanoTime();
         ThreadSwitches switchesAfter = ThreadSwitches.read();
         double seconds = (wallAfter - wallBefore) / 1e9;
         result.put(prefix + "_cpu_ms_per_s", String.format(java.util.Locale.ROOT, "%.2f",
                 (cpuAfter - cpuBefore) / 1e6 / seconds));
+        long threadCpu = 0;
+        for (Map.Entry<Long, Long> e : threadCpuAfter.entrySet()) {
+            Long old = threadCpuBefore.get(e.getKey());
+            if (old != null) {
+                threadCpu += e.getValue() - old;
+            }
+        }
+        result.put(prefix + "_jthreads_cpu_ms_per_s", String.format(java.util.Locale.ROOT, "%.3f",
+                threadCpu / 1e6 / seconds));
         if (ThreadSwitches.supported()) {
             result.put(prefix + "_wakeups_per_s", String.format(java.util.Locale.ROOT, "%.1f",
                     switchesAfter.ratePerSecond(switchesBefore, seconds)));

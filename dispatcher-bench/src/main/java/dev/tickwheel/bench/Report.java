@@ -42,12 +42,15 @@ public final class Report {
     }
 
     public static String idleTable(Map<Peer, ForkResult> byPeer) {
-        StringBuilder s = new StringBuilder(header("peer", "CPU ms/s, 0 pending", "wake-ups/s, 0 pending",
-                "CPU ms/s, 10⁶ pending 1 h out", "wake-ups/s, 10⁶ pending", "busiest thread (wake-ups/s)"));
+        StringBuilder s = new StringBuilder(header("peer", "Java-thread CPU ms/s, 0 pending",
+                "process CPU ms/s, 0 pending", "wake-ups/s, 0 pending", "Java-thread CPU ms/s, 10⁶ pending 1 h out",
+                "process CPU ms/s, 10⁶ pending", "wake-ups/s, 10⁶ pending", "busiest thread (wake-ups/s)"));
         byPeer.forEach((peer, r) -> s.append(row("`" + peer.id() + "`",
-                cell(r, "empty_cpu_ms_per_s", "%.2f"),
+                cell(r, "empty_jthreads_cpu_ms_per_s", "%.3f"),
+                cell(r, "empty_cpu_ms_per_s", "%.1f"),
                 cell(r, "empty_wakeups_per_s", "%.0f"),
-                cell(r, "pending_cpu_ms_per_s", "%.2f"),
+                cell(r, "pending_jthreads_cpu_ms_per_s", "%.3f"),
+                cell(r, "pending_cpu_ms_per_s", "%.1f"),
                 cell(r, "pending_wakeups_per_s", "%.0f"),
                 r.note("pending_busiest") == null ? "–" : r.note("pending_busiest"))));
         return s.toString();

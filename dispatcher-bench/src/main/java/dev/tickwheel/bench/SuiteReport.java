@@ -126,8 +126,9 @@ final class SuiteReport {
         s.append("## 2. Idle cost\n\n")
                 .append("`java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.IdleHarness`\n\n")
                 .append(Report.idleTable(idle))
-                .append("\nProcess CPU time (all threads, `OperatingSystemMXBean#getProcessCpuTime`) per second of "
-                        + "wall time, and context switches per second of all threads (`/proc/self/task/*/status`), "
+                .append("\nCPU per second of wall time: of all Java threads (`ThreadMXBean`, ns precision: timer, "
+                        + "task and JIT threads) and of the whole process (`OperatingSystemMXBean#getProcessCpuTime`, "
+                        + "10 ms clock ticks, so short windows round to multiples of 1000 / window ms/s); context switches per second of all threads (`/proc/self/task/*/status`), "
                         + "measured over a ").append(IdleHarness.windowMs(options) / 1000).append(" s")
                 .append(" window after a settle time. `jvm-only` is the floor: the JVM with no timer.\n\n");
 
