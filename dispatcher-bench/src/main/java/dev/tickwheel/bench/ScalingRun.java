@@ -19,6 +19,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * Runs {@link ScheduleCancelBenchmark} through the JMH API and keeps one score per JMH fork, so that the report shows
  * median and min–max over forks like every other table.
  *
+ * <p>Run alone: {@code java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ScalingRun [--quick]
+ * [--forks N] [--peers a,b]}.
+ *
  * <p>Not thread-safe; a program step.
  */
 public final class ScalingRun {
