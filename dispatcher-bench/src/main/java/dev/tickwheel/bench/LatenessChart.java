@@ -4,6 +4,7 @@ import dev.tickwheel.bench.peer.Peer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -11,7 +12,7 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The lateness CDF of every peer in one picture (XChart, SVG): x = fire time minus deadline in ms, y = fraction of
+ * The lateness CDF of every peer in one picture (XChart; SVG, and PNG for viewers that do not render SVG): x = fire time minus deadline in ms, y = fraction of
  * timers fired by then. A curve left of 0 is an early fire.
  *
  * <p>Stateless.
@@ -59,5 +60,6 @@ public final class LatenessChart {
         String name = file.toString();
         String base = name.endsWith(".svg") ? name.substring(0, name.length() - 4) : name;
         VectorGraphicsEncoder.saveVectorGraphic(chart, base, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        BitmapEncoder.saveBitmap(chart, base, BitmapEncoder.BitmapFormat.PNG);
     }
 }

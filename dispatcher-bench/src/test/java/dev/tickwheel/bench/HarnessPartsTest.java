@@ -22,7 +22,7 @@ class HarnessPartsTest {
     @Test
     void percentile_nearestRank() {
         long[] sorted = {-5, 1, 2, 3, 4, 5, 6, 7, 8, 100};
-        assertEquals(5, Summary.percentile(sorted, 50));
+        assertEquals(4, Summary.percentile(sorted, 50)); // rank ceil(0.5 × 10) = 5, the 5th value
         assertEquals(100, Summary.percentile(sorted, 99));
         assertEquals(-5, Summary.percentile(sorted, 0));
     }
