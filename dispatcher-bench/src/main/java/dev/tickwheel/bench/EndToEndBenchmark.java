@@ -24,10 +24,10 @@ import java.util.List;
  * <p>What "one-shot instances" means here: 100 000 ONE_SHOT jobs, one instance each, created by the server's own
  * loader pass (the production path), not by a bulk insert of instance rows. See {@link EndToEndRun} for the fixture.
  *
- * <p>Run (from the repository root; dispatcher-bench has no shaded jar yet, so the class path comes from Maven):
+ * <p>Run (from the repository root):
  * <pre>
- * mvn -B -q -pl dispatcher-bench -am compile dependency:build-classpath -Dmdep.outputFile=/tmp/e2e.cp
- * java -cp dispatcher-bench/target/classes:$(cat /tmp/e2e.cp) dev.tickwheel.bench.EndToEndBenchmark --db pg
+ * mvn -B -q -pl dispatcher-bench -am package -DskipTests
+ * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.EndToEndBenchmark --db pg
  * </pre>
  * Options: {@code --db h2|pg|both} (default both), {@code --runs 3}, {@code --instances 100000},
  * {@code --lead-ms 10000} (all instances due within this of the server start), {@code --spread-ms 2000} (they are due
