@@ -64,6 +64,8 @@ public final class TickwheelServer implements AutoCloseable {
     private InstanceDispatcher dispatcher;
     private PeriodicTaskScheduler loaderThread;
     private InstanceLoader loader;
+    // Written by the loader thread, read by metrics scrapes.
+    private final java.util.concurrent.atomic.LongAdder loaderNanos = new java.util.concurrent.atomic.LongAdder();
     private JobService jobService;
     private InstanceService instanceService;
 
@@ -111,7 +113,7 @@ public final class TickwheelServer implements AutoCloseable {
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("periodic task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
-            loaderThread.scheduleAtFixedRate(LOADER_TASK, loader::loadDue, Duration.ZERO, config.loaderPeriod);
+            loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO, config.loaderPeriod);
             log.info("tickwheel server started: store {}, node {}, loader every {} for the next {}, misfire threshold {}",
                     JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl).build().redactedJdbcUrl(), config.nodeId,
                     config.loaderPeriod, config.loadWindow, config.misfireThreshold);
@@ -142,6 +144,20 @@ public final class TickwheelServer implements AutoCloseable {
     public int loadNow() {
         requireStarted();
         return loader.loadDue();
+    }
+
+    private void timedLoaderPass() {
+        long startNanos = System.nanoTime();
+        try {
+            loader.loadDue();
+        } finally {
+            loaderNanos.add(System.nanoTime() - startNanos);
+        }
+    }
+
+    /** Time spent in periodic loader passes since start, failed ones included. */
+    public Duration loaderTotalTime() {
+        return Duration.ofNanos(loaderNanos.sum());
     }
 
     /** Runs and failures of the loader since start. */

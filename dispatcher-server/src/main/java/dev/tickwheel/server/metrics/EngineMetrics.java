@@ -4,8 +4,10 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import dev.tickwheel.timer.TimerStats;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
@@ -24,6 +26,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code tickwheel_instances_armed}</td><td>instances armed in either wheel (the cancel index)</td></tr>
  *   <tr><td>{@code tickwheel_dispatch_queue_depth}</td><td>fired instances waiting for a dispatch thread</td></tr>
  *   <tr><td>{@code tickwheel_loader_runs_total}, {@code tickwheel_loader_failures_total}</td><td>loader passes</td></tr>
+ *   <tr><td>{@code tickwheel_loader_duration_seconds_count|sum}</td><td>loader passes and the time they took</td></tr>
  * </table>
  *
  * <p>Thread-safe (stateless; the engine's accessors are thread-safe).
@@ -49,6 +52,9 @@ public final class EngineMetrics {
                 .description("loader passes since start").register(registry);
         FunctionCounter.builder("tickwheel.loader.failures", engine, e -> e.loaderStats().failures())
                 .description("loader passes that threw since start").register(registry);
+        FunctionTimer.builder("tickwheel.loader.duration", engine, e -> e.loaderStats().runs(),
+                        e -> e.loaderTotalTime().toNanos(), TimeUnit.NANOSECONDS)
+                .description("time spent in loader passes").register(registry);
     }
 
     private static void bindWheel(MeterRegistry registry, String name, InstanceTimeWheelService wheel,

@@ -412,6 +412,7 @@ class ApiServerTest {
                 "tickwheel_fire_lateness_seconds_bucket{le=\"0.001\"}", "tickwheel_fire_lateness_seconds_count",
                 "tickwheel_wheel_pending{wheel=\"precise\"}", "tickwheel_wheel_pending{wheel=\"coarse\"}",
                 "tickwheel_dispatch_queue_depth", "tickwheel_loader_runs_total", "tickwheel_loader_failures_total",
+                "tickwheel_loader_duration_seconds_count", "tickwheel_loader_duration_seconds_sum",
                 "tickwheel_dispatch_total{outcome=\"failure\",target=\"WEBHOOK\"}",
                 "tickwheel_dispatch_total{outcome=\"retry\",target=\"HANDLER\"}")) {
             assertTrue(reply.text().contains(name + " "), "metrics should contain " + name);
