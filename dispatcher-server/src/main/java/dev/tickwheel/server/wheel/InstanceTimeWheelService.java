@@ -86,6 +86,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             this.ownedExecutor = new ThreadPoolExecutor(b.dispatchThreads, b.dispatchThreads, 0, TimeUnit.MILLISECONDS,
                     new ArrayBlockingQueue<>(b.dispatchQueueCapacity), namedThreads("tickwheel-dispatch-"),
                     new ThreadPoolExecutor.AbortPolicy());
+            // Started now rather than by the first dispatches, which would otherwise pay for thread creation.
+            ownedExecutor.prestartAllCoreThreads();
             executor = ownedExecutor;
         } else {
             this.ownedExecutor = null;
@@ -160,8 +162,7 @@ public final class InstanceTimeWheelService implements AutoCloseable {
      *         cancelled
      */
     public boolean cancel(long uniqueId) {
-        InstanceTimeout node = cargo.get(uniqueId);
-        return node != null && node.cancel();
+        return cargo.cancel(uniqueId);
     }
 
     /** The handle of a pending instance, or empty if the ID is unknown, started or cancelled. */

@@ -65,6 +65,23 @@ class PendingInstanceIndexTest {
     }
 
     @Test
+    void cancel_pendingId_cancelsAndRemovesInOneStep_unknownOrStartedReturnsFalse() {
+        PendingInstanceIndex index = new PendingInstanceIndex(2);
+        InstanceTimeout pending = new InstanceTimeout(11, () -> { }, index);
+        InstanceTimeout started = new InstanceTimeout(12, () -> { }, index);
+        index.putIfAbsent(pending);
+        index.putIfAbsent(started);
+        started.run();
+        assertEquals(true, index.cancel(11));
+        assertEquals(true, pending.isCancelled());
+        assertNull(index.get(11), "removed by the cancel");
+        assertEquals(false, index.cancel(11), "second cancel");
+        assertEquals(false, index.cancel(12), "started, and removed when it started");
+        assertEquals(false, index.cancel(99), "unknown");
+        assertEquals(0, index.size());
+    }
+
+    @Test
     void drain_returnsEverythingAndEmpties() {
         PendingInstanceIndex index = new PendingInstanceIndex(8);
         for (long id = 0; id < 1000; id++) {
