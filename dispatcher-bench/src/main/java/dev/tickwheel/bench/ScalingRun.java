@@ -20,7 +20,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * median and min–max over forks like every other table.
  *
  * <p>Run alone: {@code java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ScalingRun [--quick]
- * [--forks N] [--peers a,b]}.
+ * [--forks N] [--peers a,b] [--ten-million]}.
  *
  * <p>Not thread-safe; a program step.
  */
@@ -41,8 +41,10 @@ public final class ScalingRun {
     }
 
     public static void main(String[] args) throws RunnerException {
-        BenchOptions options = BenchOptions.parse(args);
-        System.out.println(Report.scalingTable(run(options, false)));
+        boolean tenMillion = java.util.Arrays.asList(args).contains("--ten-million");
+        BenchOptions options = BenchOptions.parse(java.util.Arrays.stream(args)
+                .filter(a -> !a.equals("--ten-million")).toArray(String[]::new));
+        System.out.println(Report.scalingTable(run(options, tenMillion)));
     }
 
     public static Result run(BenchOptions options, boolean withTenMillion) throws RunnerException {
