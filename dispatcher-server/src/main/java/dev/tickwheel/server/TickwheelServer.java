@@ -12,8 +12,7 @@ import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
 import dev.tickwheel.server.dispatch.TargetRouter;
 import dev.tickwheel.server.dispatch.WebhookInvoker;
-import dev.tickwheel.server.instance.NewInstance;
-import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.InstanceLoader;
 import dev.tickwheel.server.schedule.InstancePlanner;
 import dev.tickwheel.server.schedule.StartupRecovery;
@@ -26,9 +25,7 @@ import dev.tickwheel.time.MisfireResolver;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -94,11 +91,8 @@ public final class TickwheelServer implements AutoCloseable {
             JobCatalog catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
             TargetRouter targets = new TargetRouter(new HandlerRegistry(config.handlers),
-                    new WebhookInvoker(java.net.http.HttpClient.newBuilder()
-                            .connectTimeout(config.webhookTimeout)
-                            .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
-                            .build(), json, config.webhookTimeout));
-            FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids, parser);
+                    WebhookInvoker.create(json, config.webhookTimeout));
+            FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
             dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock,
                     config.listener, followUp);
             followUp.bind(dispatcher);
@@ -214,39 +208,6 @@ public final class TickwheelServer implements AutoCloseable {
             stores.close();
         }
         log.info("tickwheel server stopped; pending instances stay WAITING in the store");
-    }
-
-    /** Plans the next instance of a fixed-delay job when the previous one completes. */
-    private static final class FixedDelayFollowUp implements InstanceDispatcher.CompletionListener {
-        private final InstanceStore instances;
-        private final SnowflakeIdGenerator ids;
-        private final TimeExpressionParser parser;
-        private volatile InstanceDispatcher dispatcher; // set once, right after construction
-
-        FixedDelayFollowUp(InstanceStore instances, SnowflakeIdGenerator ids, TimeExpressionParser parser) {
-            this.instances = instances;
-            this.ids = ids;
-            this.parser = parser;
-        }
-
-        void bind(InstanceDispatcher dispatcher) {
-            this.dispatcher = dispatcher;
-        }
-
-        @Override
-        public void completed(Job job, dev.tickwheel.server.instance.Instance instance, Instant completedAt) {
-            if (job.schedule().type() != dev.tickwheel.time.ScheduleType.FIXED_DELAY || instance.isOnDemand()
-                    || !job.enabled()) {
-                return;
-            }
-            Instant next = completedAt.plusMillis(job.schedule().delayMs());
-            NewInstance created = new NewInstance(ids.nextId(), job.id(), next, null);
-            // The job's next trigger stays empty while an instance is in flight; the CAS on "empty" makes a
-            // duplicate completion (a retry racing recovery) create nothing.
-            if (instances.createInstancesAndAdvanceJob(job.id(), null, null, List.of(created)).advanced()) {
-                dispatcher.arm(created.id(), next);
-            }
-        }
     }
 
     /**

@@ -35,12 +35,13 @@ public final class WebhookInvoker implements TargetInvoker {
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
-    public static WebhookInvoker withDefaults(ObjectMapper json) {
+    /** An invoker with its own HTTP client: {@code timeout} to connect and to answer, redirects not followed. */
+    public static WebhookInvoker create(ObjectMapper json, Duration timeout) {
         HttpClient client = HttpClient.newBuilder()
-                .connectTimeout(DEFAULT_TIMEOUT)
+                .connectTimeout(timeout)
                 .followRedirects(HttpClient.Redirect.NEVER)
                 .build();
-        return new WebhookInvoker(client, json, DEFAULT_TIMEOUT);
+        return new WebhookInvoker(client, json, timeout);
     }
 
     @Override
