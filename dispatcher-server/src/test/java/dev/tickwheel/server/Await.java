@@ -6,16 +6,16 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Waits for a condition that real threads will make true, failing with a description after a bound. */
-final class Await {
+public final class Await {
 
     private Await() {
     }
 
-    static void until(String what, Duration bound, BooleanSupplier condition) {
+    public static void until(String what, Duration bound, BooleanSupplier condition) {
         until(() -> what, bound, condition);
     }
 
-    static void until(Supplier<String> what, Duration bound, BooleanSupplier condition) {
+    public static void until(Supplier<String> what, Duration bound, BooleanSupplier condition) {
         long deadline = System.nanoTime() + bound.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.api;
 
+import dev.tickwheel.server.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

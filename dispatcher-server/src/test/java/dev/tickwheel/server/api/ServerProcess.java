@@ -1,5 +1,6 @@
 package dev.tickwheel.server.api;
 
+import dev.tickwheel.server.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
