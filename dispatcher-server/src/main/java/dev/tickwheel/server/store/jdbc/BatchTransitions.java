@@ -80,29 +80,20 @@ final class BatchTransitions {
 
     /**
      * The fallback for databases whose multi-row compare-and-set is not exact under races (H2): one single-row
-     * {@link InstanceSql#CLAIM} per id, sent as one JDBC batch, whose per-statement counts say which ids this call
-     * won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read sees the claim.
+     * {@link InstanceSql#CLAIM} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
+     * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
+     * sees the claim.
      */
     private List<Instance> claimRowByRow(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.CLAIM;
-        return runner.autoCommit("claim " + ids.size() + " instances one by one", connection -> {
-            List<Long> won = new ArrayList<>(ids.size());
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CLAIM)) {
-                for (long id : ids) {
-                    ps.setString(1, t.to().name());
-                    ps.setLong(2, nowMs);
-                    ps.setLong(3, nowMs);
-                    ps.setLong(4, id);
-                    ps.setString(5, t.from().name());
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                for (int i = 0; i < ids.size(); i++) {
-                    if (counts[i] == 1) {
-                        won.add(ids.get(i));
-                    }
-                }
-            }
+        return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
+            Set<Long> won = RowByRowCas.apply(connection, ids, InstanceSql.CLAIM, (ps, id) -> {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, nowMs);
+                ps.setLong(4, id);
+                ps.setString(5, t.from().name());
+            });
             List<Instance> claimed = new ArrayList<>(won.size());
             if (won.isEmpty()) {
                 return claimed;
@@ -156,25 +147,13 @@ final class BatchTransitions {
     /** The fallback of {@link #claimRowByRow} for successes: one single-row {@link InstanceSql#FINISH} per id. */
     private Set<Long> succeedRowByRow(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.SUCCEED;
-        return runner.autoCommit("succeed " + ids.size() + " instances one by one", connection -> {
-            Set<Long> moved = new HashSet<>();
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.FINISH)) {
-                for (long id : ids) {
+        return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
+                RowByRowCas.apply(connection, ids, InstanceSql.FINISH, (ps, id) -> {
                     ps.setString(1, t.to().name());
                     JdbcValues.setString(ps, 2, null);
                     ps.setLong(3, nowMs);
                     ps.setLong(4, id);
                     ps.setString(5, t.from().name());
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                for (int i = 0; i < ids.size(); i++) {
-                    if (counts[i] == 1) {
-                        moved.add(ids.get(i));
-                    }
-                }
-            }
-            return moved;
-        });
+                }));
     }
 }
