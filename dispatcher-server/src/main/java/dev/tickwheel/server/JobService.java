@@ -31,6 +31,9 @@ import java.util.Optional;
  */
 public final class JobService {
 
+    /** Longest delay of an on-demand run: 366 days, the engine's bound for schedules. */
+    public static final long MAX_RUN_DELAY_MS = 366L * 24 * 3600 * 1000;
+
     private final JobStore jobs;
     private final InstanceStore instances;
     private final JobCatalog catalog;
@@ -62,7 +65,7 @@ public final class JobService {
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
         Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
                 spec.params(),
-                spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), firstTrigger(expression, now)));
+                spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(), firstTrigger(expression, now)));
         loader.loadJob(job);
         return jobs.get(job.id()).orElse(job);
     }
@@ -85,6 +88,7 @@ public final class JobService {
                     .withName(spec.name())
                     .withTarget(spec.target())
                     .withPolicies(spec.params(), spec.misfirePolicy(), spec.retryPolicy())
+                    .withDelivery(spec.delivery())
                     .withEnabled(spec.enabled())
                     .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
             Optional<Job> updated = jobs.update(changed);
@@ -143,16 +147,16 @@ public final class JobService {
      * Creates an on-demand instance of a job, due after {@code delayMs}.
      *
      * @throws NoSuchElementException if the job does not exist
-     * @throws IllegalArgumentException if the delay is negative
+     * @throws IllegalArgumentException if the delay is negative or above {@link #MAX_RUN_DELAY_MS} (nothing is written)
      */
     public Instance run(long jobId, long delayMs, String params) {
-        if (delayMs < 0) {
-            throw new IllegalArgumentException("delayMs must not be negative: " + delayMs);
+        if (delayMs < 0 || delayMs > MAX_RUN_DELAY_MS) {
+            throw new IllegalArgumentException("delayMs must be in 0.." + MAX_RUN_DELAY_MS + ": " + delayMs);
         }
         Job job = jobs.get(jobId).orElseThrow(() -> new NoSuchElementException("job " + jobId + " does not exist"));
         Instant due = clock.instant().plusMillis(delayMs);
         Instance instance = instances.insertInstance(new NewInstance(ids.nextId(), job.id(), due, params));
-        dispatcher.arm(instance.id(), instance.expectedTriggerTime());
+        dispatcher.arm(instance.id(), job.id(), instance.expectedTriggerTime());
         return instance;
     }
 

@@ -1,5 +1,6 @@
 package dev.tickwheel.server;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
@@ -12,28 +13,40 @@ import java.util.Objects;
  * <p>Immutable.
  */
 public record JobSpec(String name, ScheduleSpec schedule, Target target, String params, boolean enabled,
-                      MisfirePolicy misfirePolicy, RetryPolicy retryPolicy) {
+                      MisfirePolicy misfirePolicy, RetryPolicy retryPolicy, DeliveryPolicy delivery) {
 
     public JobSpec {
         Objects.requireNonNull(schedule, "schedule");
         Objects.requireNonNull(target, "target");
         misfirePolicy = misfirePolicy != null ? misfirePolicy : MisfirePolicy.FIRE_ONCE_NOW;
         retryPolicy = retryPolicy != null ? retryPolicy : RetryPolicy.NONE;
+        delivery = delivery != null ? delivery : DeliveryPolicy.DEFAULT;
+    }
+
+    /** The spec without a delivery policy: the default (at-least-once, the server's deadline, no limit). */
+    public JobSpec(String name, ScheduleSpec schedule, Target target, String params, boolean enabled,
+                   MisfirePolicy misfirePolicy, RetryPolicy retryPolicy) {
+        this(name, schedule, target, params, enabled, misfirePolicy, retryPolicy, DeliveryPolicy.DEFAULT);
     }
 
     public static JobSpec of(String name, ScheduleSpec schedule, Target target) {
-        return new JobSpec(name, schedule, target, null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE);
+        return new JobSpec(name, schedule, target, null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE,
+                DeliveryPolicy.DEFAULT);
     }
 
     public JobSpec withRetry(RetryPolicy retry) {
-        return new JobSpec(name, schedule, target, params, enabled, misfirePolicy, retry);
+        return new JobSpec(name, schedule, target, params, enabled, misfirePolicy, retry, delivery);
     }
 
     public JobSpec withParams(String newParams) {
-        return new JobSpec(name, schedule, target, newParams, enabled, misfirePolicy, retryPolicy);
+        return new JobSpec(name, schedule, target, newParams, enabled, misfirePolicy, retryPolicy, delivery);
     }
 
     public JobSpec withMisfirePolicy(MisfirePolicy policy) {
-        return new JobSpec(name, schedule, target, params, enabled, policy, retryPolicy);
+        return new JobSpec(name, schedule, target, params, enabled, policy, retryPolicy, delivery);
+    }
+
+    public JobSpec withDelivery(DeliveryPolicy newDelivery) {
+        return new JobSpec(name, schedule, target, params, enabled, misfirePolicy, retryPolicy, newDelivery);
     }
 }

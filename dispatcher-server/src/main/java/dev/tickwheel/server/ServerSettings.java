@@ -14,24 +14,24 @@ import java.util.Objects;
  * @param nodeId         0..1023
  * @param loaderPeriod   loader period
  * @param loadWindow     loader look-ahead
- * @param webhookTimeout webhook connect and response timeout
+ * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
  */
 public record ServerSettings(ApiSettings api, String dbUrl, int nodeId, Duration loaderPeriod, Duration loadWindow,
-                             Duration webhookTimeout, boolean demo) {
+                             DispatchSettings dispatch, boolean demo) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
         Objects.requireNonNull(dbUrl, "dbUrl");
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
-        Objects.requireNonNull(webhookTimeout, "webhookTimeout");
+        Objects.requireNonNull(dispatch, "dispatch");
     }
 
     /** The engine builder these settings describe. */
     public TickwheelServer.Builder engineBuilder() {
-        return TickwheelServer.builder().jdbcUrl(dbUrl).nodeId(nodeId).loaderPeriod(loaderPeriod)
-                .loadWindow(loadWindow).webhookTimeout(webhookTimeout);
+        return dispatch.applyTo(TickwheelServer.builder().jdbcUrl(dbUrl).nodeId(nodeId).loaderPeriod(loaderPeriod)
+                .loadWindow(loadWindow));
     }
 
     /** One line for the log; the token is never printed and the store URL is redacted. */
@@ -39,7 +39,9 @@ public record ServerSettings(ApiSettings api, String dbUrl, int nodeId, Duration
         return "host=" + api.host() + " port=" + api.port() + " token=" + (api.token() == null ? "none" : "set")
                 + " db-url=" + dev.tickwheel.server.store.jdbc.JdbcStoreConfig.builder().jdbcUrl(dbUrl).build()
                 .redactedJdbcUrl() + " node-id=" + nodeId + " loader-period-ms=" + loaderPeriod.toMillis()
-                + " load-window-ms=" + loadWindow.toMillis() + " webhook-timeout-ms=" + webhookTimeout.toMillis()
+                + " load-window-ms=" + loadWindow.toMillis() + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
+                + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
+                + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
                 + " demo=" + demo;
     }
 }

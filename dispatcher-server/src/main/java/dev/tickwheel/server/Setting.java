@@ -21,9 +21,14 @@ public enum Setting {
             "how often the loader creates due instances"),
     LOAD_WINDOW_MS("load-window-ms", Long.toString(TickwheelServer.DEFAULT_LOAD_WINDOW.toMillis()),
             "how far ahead the loader creates instances; must exceed the loader period"),
-    WEBHOOK_TIMEOUT_MS("webhook-timeout-ms",
-            Long.toString(dev.tickwheel.server.dispatch.WebhookInvoker.DEFAULT_TIMEOUT.toMillis()),
-            "connect and response timeout of webhook calls"),
+    CALL_TIMEOUT_MS("call-timeout-ms", Long.toString(DispatchSettings.DEFAULTS.callTimeout().toMillis()),
+            "whole-call deadline (connect, request, response headers and body) of jobs that set no timeoutMs"),
+    MAX_CALLS_IN_FLIGHT("max-calls-in-flight", Integer.toString(DispatchSettings.DEFAULTS.maxCallsInFlight()),
+            "calls in flight on this server, at most; an instance is claimed only when a slot is free"),
+    MAX_CALLS_PER_HOST("max-calls-per-host", Integer.toString(DispatchSettings.DEFAULTS.maxCallsPerHost()),
+            "calls in flight to one webhook host (scheme, host, port), at most"),
+    HANDLER_THREADS("handler-threads", Integer.toString(DispatchSettings.DEFAULTS.handlerThreads()),
+            "threads running synchronous in-process handlers (embedding only)"),
     DEMO("demo", "false", "register demo jobs and the POST /demo/echo webhook"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");
 

@@ -98,7 +98,10 @@ public final class SettingsReader {
                     (int) number(values, sources, Setting.NODE_ID),
                     Duration.ofMillis(number(values, sources, Setting.LOADER_PERIOD_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOAD_WINDOW_MS)),
-                    Duration.ofMillis(number(values, sources, Setting.WEBHOOK_TIMEOUT_MS)), demo);
+                    new DispatchSettings(Duration.ofMillis(number(values, sources, Setting.CALL_TIMEOUT_MS)),
+                            (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
+                            (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),
+                            (int) number(values, sources, Setting.HANDLER_THREADS)), demo);
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {

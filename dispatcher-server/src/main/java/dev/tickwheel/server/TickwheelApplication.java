@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * The standalone server: engine, metrics registry and HTTP API built from {@link ServerSettings}, started and stopped
  * in the right order. {@link Main} runs one; tests start one in-process on port 0.
  *
- * <p>Start: engine (store, recovery, loader), then metrics, then the API, then the demo jobs. Stop: the API first (no
- * new requests), then the engine (loader, wheels, store); pending instances stay WAITING in the store.
+ * <p>Start: the engine opens (store, lock, wheels), then metrics, then the API; only then does the engine recover and
+ * start loading (a job may call this very server), then the demo jobs. Stop: the API first (no new requests), then
+ * the engine (loader, wheels, calls in flight, store); pending instances stay WAITING in the store.
  *
  * <p>Thread-safe. Lifecycle: {@link #start} once, {@link #close()} once (idempotent).
  */
@@ -51,12 +52,15 @@ public final class TickwheelApplication implements AutoCloseable {
         if (settings.demo()) {
             demoHandlers(builder);
         }
-        TickwheelServer engine = builder.build().start();
+        TickwheelServer engine = builder.build().open();
         ApiServer api = null;
         try {
             EngineMetrics.bind(registry, engine);
             api = new ApiServer(engine, settings.api(), registry::scrape).start();
             TickwheelApplication app = new TickwheelApplication(settings, engine, registry, api);
+            // Only now, with the listener up: recovery and the first loader pass may fire calls at this very server
+            // (the demo's webhook is its own /demo/echo).
+            engine.startScheduling();
             if (settings.demo()) {
                 app.registerDemoJobs();
             }

@@ -6,7 +6,8 @@ import com.google.common.base.Ticker;
 import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.dispatch.DispatchListener;
-import dev.tickwheel.server.dispatch.HandlerRegistry;
+import dev.tickwheel.server.dispatch.AsyncJobHandler;
+import dev.tickwheel.server.dispatch.InProcessHandlers;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
@@ -20,6 +21,7 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
+import dev.tickwheel.server.store.jdbc.SingleServerLock;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import dev.tickwheel.time.MisfireResolver;
 import dev.tickwheel.time.TimeExpressionParser;
@@ -28,7 +30,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,13 +51,33 @@ public final class TickwheelServer implements AutoCloseable {
     public static final Duration DEFAULT_LOAD_WINDOW = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MISFIRE_THRESHOLD = Duration.ofSeconds(5);
     public static final int DEFAULT_NODE_ID = 0;
+    /** Threads of the in-process handler pool: 4 per core, at least 8. */
+    public static final int DEFAULT_HANDLER_THREADS = Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";
 
+    /** Where a server is in its life; moves forward only. */
+    public enum Lifecycle {
+        /** Built, nothing opened. */
+        NEW,
+        /** Store open and locked, wheels running; nothing recovered or loaded yet. */
+        OPEN,
+        /** Recovered and loading: instances fire. */
+        RUNNING,
+        /** Stopped; cannot be started again. */
+        CLOSED
+    }
+
     private final Builder config;
-    // Guards the lifecycle: 0 new, 1 started, 2 closed.
-    private final AtomicInteger state = new AtomicInteger();
+    // Guards the lifecycle; compare-and-set so that open, startScheduling and close race safely.
+    private final AtomicReference<Lifecycle> state = new AtomicReference<>(Lifecycle.NEW);
+    private SingleServerLock serverLock;
+    private TimeExpressionParser parser;
+    private JobCatalog catalog;
+    private MisfireResolver misfires;
+    private InProcessHandlers handlers;
+    private WebhookInvoker webhooks;
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
     private InstanceDispatcher dispatcher;
@@ -74,42 +96,77 @@ public final class TickwheelServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** Opens the store, recovers pending instances and starts loading. */
+    /**
+     * Opens the store and starts dispatching: {@link #open()} then {@link #startScheduling()}. For an embedding
+     * application; the standalone server starts its HTTP listener between the two.
+     */
     public TickwheelServer start() {
-        if (!state.compareAndSet(0, 1)) {
-            throw new IllegalStateException("TickwheelServer can be started only once");
+        open();
+        return startScheduling();
+    }
+
+    /**
+     * Opens the store (running its migrations), takes the store's single-server lock and builds the wheels and the
+     * dispatcher. Jobs can be created and run from now on; nothing fires before {@link #startScheduling()}.
+     *
+     * @throws dev.tickwheel.server.store.StoreInUseException if another server runs on the store
+     */
+    public TickwheelServer open() {
+        if (!state.compareAndSet(Lifecycle.NEW, Lifecycle.OPEN)) {
+            throw new IllegalStateException("TickwheelServer can be opened only once; it is " + state.get());
         }
         try {
             stores = JdbcStores.open(JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl).clock(config.clock).build());
+            serverLock = stores.lockForServer();
             JobStore jobs = stores.jobs();
             InstanceStore instances = stores.instances();
             InstanceTimeWheelService.Builder wheelBuilder = InstanceTimeWheelService.builder().ticker(config.ticker);
             config.wheelSettings.accept(wheelBuilder);
             wheel = wheelBuilder.build();
             SnowflakeIdGenerator ids = new SnowflakeIdGenerator(config.nodeId, config.clock);
-            TimeExpressionParser parser = new TimeExpressionParser(config.clock);
-            JobCatalog catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
+            parser = new TimeExpressionParser(config.clock);
+            catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
-            TargetRouter targets = new TargetRouter(new HandlerRegistry(config.handlers),
-                    WebhookInvoker.create(json, config.webhookTimeout));
+            handlers = new InProcessHandlers(config.handlers, config.asyncHandlers, config.handlerThreads);
+            webhooks = WebhookInvoker.create(json, config.callTimeout);
+            TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost,
+                    config.maxCallsInFlight);
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
-            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock,
-                    config.listener, followUp);
+            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock, config.listener,
+                    followUp, config.maxCallsInFlight, config.callTimeout);
             followUp.bind(dispatcher);
-            InstancePlanner planner = new InstancePlanner(config.misfireThreshold,
-                    new MisfireResolver(config.fireAllLimit));
-            loader = new InstanceLoader(jobs, instances, dispatcher, planner, parser, ids, config.clock,
-                    config.loadWindow, InstanceLoader.DEFAULT_PAGE_SIZE);
+            misfires = new MisfireResolver(config.fireAllLimit);
+            loader = new InstanceLoader(jobs, instances, dispatcher, new InstancePlanner(config.misfireThreshold,
+                    misfires), parser, ids, config.clock, config.loadWindow, InstanceLoader.DEFAULT_PAGE_SIZE);
             jobService = new JobService(jobs, instances, catalog, loader, dispatcher, parser, ids, config.clock);
             instanceService = new InstanceService(instances, dispatcher);
+            log.info("tickwheel server opened: store {}, node {}, calls in flight <= {} (<= {} per host, {} handler"
+                    + " threads), call deadline {}", stores.redactedUrl(), config.nodeId, config.maxCallsInFlight,
+                    config.maxCallsPerHost, config.handlerThreads, config.callTimeout);
+            return this;
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
 
-            new StartupRecovery(instances, catalog, dispatcher, config.clock, config.misfireThreshold).run();
+    /**
+     * Recovers what the store holds ({@link StartupRecovery}: interrupted calls, one loader pass, waiting instances)
+     * and starts the periodic loader.
+     */
+    public TickwheelServer startScheduling() {
+        if (!state.compareAndSet(Lifecycle.OPEN, Lifecycle.RUNNING)) {
+            throw new IllegalStateException("startScheduling needs an open server; it is " + state.get());
+        }
+        try {
+            new StartupRecovery(stores.instances(), catalog, dispatcher, parser, misfires, config.clock,
+                    config.misfireThreshold).run(this::timedCreateOnlyPass);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("periodic task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
-            loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO, config.loaderPeriod);
-            log.info("tickwheel server started: store {}, node {}, loader every {} for the next {}, misfire threshold {}",
-                    JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl).build().redactedJdbcUrl(), config.nodeId,
+            loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO,
+                    config.loaderPeriod);
+            log.info("tickwheel server scheduling: loader every {} for the next {}, misfire threshold {}",
                     config.loaderPeriod, config.loadWindow, config.misfireThreshold);
             return this;
         } catch (RuntimeException | Error e) {
@@ -149,6 +206,15 @@ public final class TickwheelServer implements AutoCloseable {
         }
     }
 
+    private void timedCreateOnlyPass() {
+        long startNanos = System.nanoTime();
+        try {
+            loader.createDue();
+        } finally {
+            loaderNanos.add(System.nanoTime() - startNanos);
+        }
+    }
+
     /** Time spent in periodic loader passes since start, failed ones included. */
     public Duration loaderTotalTime() {
         return Duration.ofNanos(loaderNanos.sum());
@@ -162,17 +228,21 @@ public final class TickwheelServer implements AutoCloseable {
 
     /** True between {@link #start()} and {@link #close()}, while the wheels accept and fire timers. */
     public boolean wheelsRunning() {
-        return state.get() == 1 && wheel != null && wheel.isRunning();
+        Lifecycle now = state.get();
+        return (now == Lifecycle.OPEN || now == Lifecycle.RUNNING) && wheel != null && wheel.isRunning();
     }
 
     /** Names of the in-process handlers registered on the builder, for validating HANDLER targets. */
     public java.util.Set<String> handlerNames() {
-        return java.util.Set.copyOf(config.handlers.keySet());
+        java.util.Set<String> names = new java.util.TreeSet<>(config.handlers.keySet());
+        names.addAll(config.asyncHandlers.keySet());
+        return names;
     }
 
     /** Whether the store answers a trivial query. */
     public boolean storeHealthy() {
-        if (state.get() != 1) {
+        Lifecycle now = state.get();
+        if (now != Lifecycle.OPEN && now != Lifecycle.RUNNING) {
             return false;
         }
         try (java.sql.Connection connection = stores.dataSource().getConnection()) {
@@ -184,15 +254,33 @@ public final class TickwheelServer implements AutoCloseable {
     }
 
     private void requireStarted() {
-        if (state.get() != 1) {
-            throw new IllegalStateException("TickwheelServer is not running");
+        Lifecycle now = state.get();
+        if (now != Lifecycle.OPEN && now != Lifecycle.RUNNING) {
+            throw new IllegalStateException("TickwheelServer is not open; it is " + now);
         }
+    }
+
+    /** Where the server is in its life. */
+    public Lifecycle lifecycle() {
+        return state.get();
+    }
+
+    /** Calls in flight now (admitted and not yet recorded). */
+    public int callsInFlight() {
+        requireStarted();
+        return dispatcher.callsInFlight();
+    }
+
+    /** Fired instances waiting for a call slot. */
+    public int waitingForCallSlot() {
+        requireStarted();
+        return dispatcher.waitingForSlot();
     }
 
     /** Stops loading and the wheels, then closes the store. Idempotent. */
     @Override
     public void close() {
-        if (state.getAndSet(2) == 2) {
+        if (state.getAndSet(Lifecycle.CLOSED) == Lifecycle.CLOSED) {
             return;
         }
         if (loaderThread != null) {
@@ -203,6 +291,15 @@ public final class TickwheelServer implements AutoCloseable {
         }
         if (dispatcher != null) {
             dispatcher.close(); // after the wheel: nothing fires any more; before the store: outcomes get written
+        }
+        if (handlers != null) {
+            handlers.close();
+        }
+        if (webhooks != null) {
+            webhooks.close();
+        }
+        if (serverLock != null) {
+            serverLock.close();
         }
         if (stores != null) {
             stores.close();
@@ -223,8 +320,12 @@ public final class TickwheelServer implements AutoCloseable {
         private Duration loadWindow = DEFAULT_LOAD_WINDOW;
         private Duration misfireThreshold = DEFAULT_MISFIRE_THRESHOLD;
         private int fireAllLimit = MisfireResolver.DEFAULT_FIRE_ALL_LIMIT;
-        private Duration webhookTimeout = WebhookInvoker.DEFAULT_TIMEOUT;
+        private Duration callTimeout = InstanceDispatcher.DEFAULT_CALL_TIMEOUT;
+        private int maxCallsInFlight = InstanceDispatcher.DEFAULT_MAX_CALLS_IN_FLIGHT;
+        private int maxCallsPerHost = InstanceDispatcher.DEFAULT_MAX_CALLS_PER_HOST;
+        private int handlerThreads = DEFAULT_HANDLER_THREADS;
         private final Map<String, JobHandler> handlers = new HashMap<>();
+        private final Map<String, AsyncJobHandler> asyncHandlers = new HashMap<>();
         private DispatchListener listener = DispatchListener.NONE;
         private Consumer<InstanceTimeWheelService.Builder> wheelSettings = b -> { };
 
@@ -260,14 +361,52 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /** Registers an in-process handler; it runs on the handler pool ({@link #handlerThreads}). */
         public Builder handler(String name, JobHandler handler) {
+            checkHandlerName(name);
+            handlers.put(name, Objects.requireNonNull(handler, "handler"));
+            return this;
+        }
+
+        /** Registers an asynchronous in-process handler: its stage, not a thread, holds the call's slot. */
+        public Builder asyncHandler(String name, AsyncJobHandler handler) {
+            checkHandlerName(name);
+            asyncHandlers.put(name, Objects.requireNonNull(handler, "handler"));
+            return this;
+        }
+
+        private void checkHandlerName(String name) {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("handler name must not be blank: '" + name + "'");
             }
-            if (handlers.putIfAbsent(name, Objects.requireNonNull(handler, "handler")) != null) {
+            if (handlers.containsKey(name) || asyncHandlers.containsKey(name)) {
                 throw new IllegalArgumentException("a handler is already registered under '" + name + "'");
             }
+        }
+
+        /** Threads of the pool that runs synchronous in-process handlers: the most such calls at once. */
+        public Builder handlerThreads(int threads) {
+            this.handlerThreads = range("handlerThreads", threads, 1, 10_000);
             return this;
+        }
+
+        /** Calls in flight on this server, at most (webhooks and handlers together). */
+        public Builder maxCallsInFlight(int calls) {
+            this.maxCallsInFlight = range("maxCallsInFlight", calls, 1, 1_000_000);
+            return this;
+        }
+
+        /** Calls in flight to one webhook host (scheme, host and port), at most. */
+        public Builder maxCallsPerHost(int calls) {
+            this.maxCallsPerHost = range("maxCallsPerHost", calls, 1, 1_000_000);
+            return this;
+        }
+
+        private static int range(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be in " + min + ".." + max + ": " + value);
+            }
+            return value;
         }
 
         public Builder loaderPeriod(Duration period) {
@@ -294,8 +433,9 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
-        public Builder webhookTimeout(Duration timeout) {
-            this.webhookTimeout = positive("webhookTimeout", timeout);
+        /** The whole-call deadline of jobs that set none (webhooks and handlers alike). */
+        public Builder callTimeout(Duration timeout) {
+            this.callTimeout = positive("callTimeout", timeout);
             return this;
         }
 

@@ -31,7 +31,7 @@ public final class RestartScenario {
                 StandardOpenOption.APPEND);
         TickwheelServer server = TickwheelServer.builder()
                 .jdbcUrl(jdbcUrl)
-                .handler("record", ctx -> append(log, ctx.instanceId()))
+                .handler("record", ctx -> append(log, ctx.idempotencyKey()))
                 .build()
                 .start();
         if (mode.equals("create")) {
@@ -53,7 +53,7 @@ public final class RestartScenario {
         }
     }
 
-    private static synchronized void append(FileChannel log, long instanceId) throws IOException {
-        log.write(ByteBuffer.wrap((instanceId + "\n").getBytes(StandardCharsets.US_ASCII)));
+    private static synchronized void append(FileChannel log, String idempotencyKey) throws IOException {
+        log.write(ByteBuffer.wrap((idempotencyKey + "\n").getBytes(StandardCharsets.US_ASCII)));
     }
 }

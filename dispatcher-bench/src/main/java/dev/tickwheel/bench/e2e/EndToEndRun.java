@@ -1,5 +1,6 @@
 package dev.tickwheel.bench.e2e;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.instance.Instance;
@@ -94,7 +95,7 @@ public final class EndToEndRun {
         for (int i = 0; i < instances; i++) {
             Instant at = Instant.ofEpochMilli(farAheadMs + spreadMs * i / instances);
             batch.add(new NewJob(ids.nextId(), "e2e-" + i, ScheduleSpec.oneShot(at), Target.handler(HANDLER), null,
-                    true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, at));
+                    true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, at));
             if (batch.size() == JOB_INSERT_BATCH) {
                 stores.jobs().insertAll(batch);
                 batch.clear();

@@ -34,6 +34,10 @@ final class ApiViews {
                 new ScheduleBody(s.type().name(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(), s.at()),
                 target, params(job.params()), job.enabled(), job.misfirePolicy().name(),
                 new RetryBody(job.retryPolicy().maxAttempts(), job.retryPolicy().backoffMs()),
+                job.delivery().guarantee().name(),
+                job.delivery().timeoutMs() == 0 ? null : job.delivery().timeoutMs(),
+                job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
+                job.delivery().overLimit().name(),
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt());
     }
 

@@ -6,6 +6,7 @@ import dev.tickwheel.server.api.dto.JobRequest;
 import dev.tickwheel.server.api.dto.RetryBody;
 import dev.tickwheel.server.api.dto.ScheduleBody;
 import dev.tickwheel.server.api.dto.TargetBody;
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
@@ -55,7 +56,45 @@ final class JobRequestParser {
         }
         return new JobSpec(name.trim(), schedule(request.schedule()), target(request.target()),
                 paramsText(request.params()), request.enabled() == null || request.enabled(),
-                misfirePolicy(request.misfirePolicy()), retry(request.retry()));
+                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request));
+    }
+
+    private static DeliveryPolicy delivery(JobRequest request) {
+        DeliveryPolicy.Guarantee guarantee = enumField("delivery", request.delivery(), DeliveryPolicy.Guarantee.class,
+                DeliveryPolicy.Guarantee.AT_LEAST_ONCE);
+        DeliveryPolicy.OverLimit overLimit = enumField("overLimit", request.overLimit(),
+                DeliveryPolicy.OverLimit.class, DeliveryPolicy.OverLimit.WAIT);
+        long timeoutMs = 0;
+        if (request.timeoutMs() != null) {
+            timeoutMs = request.timeoutMs();
+            if (timeoutMs < 1 || timeoutMs > DeliveryPolicy.MAX_TIMEOUT_MS) {
+                throw ApiException.invalidField("timeoutMs", timeoutMs, "must be in 1.." + DeliveryPolicy.MAX_TIMEOUT_MS
+                        + " (omit it for the server's default)");
+            }
+        }
+        int maxConcurrent = 0;
+        if (request.maxConcurrent() != null) {
+            maxConcurrent = request.maxConcurrent();
+            if (maxConcurrent < 1 || maxConcurrent > DeliveryPolicy.MAX_CONCURRENT) {
+                throw ApiException.invalidField("maxConcurrent", maxConcurrent, "must be in 1.."
+                        + DeliveryPolicy.MAX_CONCURRENT + " (omit it for no limit)");
+            }
+        }
+        if (request.overLimit() != null && maxConcurrent == 0) {
+            throw ApiException.invalidField("overLimit", request.overLimit(), "applies only with maxConcurrent");
+        }
+        return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit);
+    }
+
+    private static <E extends Enum<E>> E enumField(String field, String raw, Class<E> type, E absent) {
+        if (raw == null) {
+            return absent;
+        }
+        try {
+            return Enum.valueOf(type, raw.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField(field, raw, "must be one of " + Arrays.toString(type.getEnumConstants()));
+        }
     }
 
     static ScheduleSpec schedule(ScheduleBody body) {

@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 final class JobRoutes {
 
-    static final long MAX_RUN_DELAY_MS = 366L * 24 * 3600 * 1000; // 366 days, the engine's bound for schedules
+    static final long MAX_RUN_DELAY_MS = JobService.MAX_RUN_DELAY_MS;
 
     private final JobService jobs;
     private final JobRequestParser parser;

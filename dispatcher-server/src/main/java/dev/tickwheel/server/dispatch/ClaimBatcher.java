@@ -1,148 +1,156 @@
 package dev.tickwheel.server.dispatch;
 
+import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims fired instances in batches: the wheel's dispatch threads {@link #submit} instance IDs; one thread
- * ({@code tickwheel-claim-1}) takes whatever has queued up, at most {@code maxBatch}, and claims it with one
- * {@link InstanceStore#claimBatch} statement that returns the claimed rows. Claimed instances go to
- * {@code onClaimed}; IDs the statement did not claim (cancelled, finished, claimed elsewhere) are dropped and
- * reported to {@code onLost}. {@code onClaimed} gets each claimed batch; it runs on the claim thread and must not
- * block for long.
+ * Claims admitted instances in batches and starts their calls: the dispatcher {@link #submit}s an instance once it
+ * holds its call slots; the claim thread ({@code tickwheel-claim-1}, a {@link Batcher}) claims whatever has queued up
+ * with one {@link InstanceStore#claimBatch} statement that returns the claimed rows, and starts their calls.
  *
  * <p>Why exactly-once holds: batching changes how many rows one statement moves, not the condition. The claim is still
  * {@code status = 'WAITING'} per row under the row lock, so an instance cancelled first is never claimed, and of any
- * number of racing claims (threads, nodes, batched or not) exactly one gets it back.
+ * number of racing claims exactly one gets it back. An instance the statement did not claim gives its slots back.
  *
- * <p>Batching is natural, never a wait: when one ID is queued it is claimed at once; IDs that arrive during a claim
- * form the next batch. So lateness at low load is one statement, and at high load statements carry many rows.
+ * <p>AT_MOST_ONCE instances get their call-started mark ({@link InstanceStore#markCallStarted}) written before their
+ * calls start; if that write fails they are released (WAITING again, same attempt) and re-armed, never called
+ * unmarked.
  *
- * <p>In flight: a claim takes a permit of {@code inFlight} per instance; whoever finishes the instance releases it.
- * That bounds how many instances are claimed but not yet recorded: the ones a crash would leave DISPATCHING.
+ * <p>Thread-safe: {@link #submit} from any thread.
  *
- * <p>Thread-safe: {@link #submit} from any thread; the queue is drained by the claim thread only.
- *
- * <p>Caveats: IDs still queued at {@link #close()} are not claimed; they stay WAITING in the store and start-up
- * recovery re-arms them. If a claim statement fails, its IDs are handed to {@code onFailure} to be re-armed.
+ * <p>Caveats: instances still queued at {@link #close()} are not claimed; they stay WAITING in the store, and their
+ * slots are handed to {@code onNotClaimed}.
  */
-public final class ClaimBatcher implements AutoCloseable {
+final class ClaimBatcher implements AutoCloseable {
 
-    public static final int DEFAULT_MAX_BATCH = 500;
+    static final int DEFAULT_MAX_BATCH = 500;
 
     private static final Logger log = LoggerFactory.getLogger(ClaimBatcher.class);
-    private static final long POLL_MS = 50;
+
+    /** An instance that holds its call slots, with its job as read when its timer fired. */
+    record Admitted(CallSlots.Ticket ticket, Job job, Instant firedAt) {
+        long instanceId() {
+            return ticket.instanceId();
+        }
+    }
+
+    /** Starts the call of a claimed instance. Must not block. */
+    @FunctionalInterface
+    interface CallStarter {
+        void start(Instance claimed, Admitted admitted);
+    }
+
+    /** Told about admitted instances this batcher did not claim; {@code retry} when they should be re-armed. */
+    @FunctionalInterface
+    interface NotClaimed {
+        void notClaimed(List<Admitted> admitted, boolean retry);
+    }
 
     private final InstanceStore instances;
     private final Clock clock;
-    private final int maxBatch;
-    private final Semaphore inFlight;
-    private final BiConsumer<List<Instance>, Instant> onClaimed;
-    private final Runnable onLost;
-    private final Consumer<List<Long>> onFailure;
-    private final LinkedBlockingQueue<Long> fired = new LinkedBlockingQueue<>();
-    private final Thread thread;
-    // Written by close(), read by the claim thread each poll.
-    private volatile boolean running = true;
+    private final CallStarter calls;
+    private final NotClaimed notClaimed;
+    private final Batcher<Admitted> batcher;
+    /** Set by close(), read by the claim thread: from then on nothing more is claimed. */
+    private volatile boolean closing;
 
-    public ClaimBatcher(InstanceStore instances, Clock clock, int maxBatch, Semaphore inFlight,
-                        BiConsumer<List<Instance>, Instant> onClaimed, Runnable onLost, Consumer<List<Long>> onFailure) {
-        if (maxBatch < 1 || maxBatch > 1_000) {
-            throw new IllegalArgumentException("maxBatch must be in 1..1000: " + maxBatch);
-        }
+    ClaimBatcher(InstanceStore instances, Clock clock, int maxBatch, CallStarter calls, NotClaimed notClaimed) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.maxBatch = maxBatch;
-        this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
-        this.onClaimed = Objects.requireNonNull(onClaimed, "onClaimed");
-        this.onLost = Objects.requireNonNull(onLost, "onLost");
-        this.onFailure = Objects.requireNonNull(onFailure, "onFailure");
-        this.thread = new Thread(this::run, "tickwheel-claim-1");
-        thread.setDaemon(true);
-        thread.start();
+        this.calls = Objects.requireNonNull(calls, "calls");
+        this.notClaimed = Objects.requireNonNull(notClaimed, "notClaimed");
+        this.batcher = new Batcher<>("claim", maxBatch, this::claim, (batch, failure) -> {
+            log.error("claim of {} instances failed; re-arming them", batch.size(), failure);
+            notClaimed.notClaimed(batch, true);
+        });
     }
 
-    /** Queues a fired instance for the next claim. Never blocks. */
-    public void submit(long instanceId) {
-        fired.add(instanceId);
+    /** Queues an admitted instance for the next claim. Never blocks. */
+    void submit(Admitted admitted) {
+        batcher.add(admitted);
     }
 
-    private void run() {
-        List<Long> batch = new ArrayList<>(maxBatch);
-        while (running) {
-            try {
-                Long first = fired.poll(POLL_MS, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                inFlight.acquire();
-                batch.add(first);
-                while (batch.size() < maxBatch && !fired.isEmpty() && inFlight.tryAcquire()) {
-                    Long next = fired.poll();
-                    if (next == null) {
-                        inFlight.release();
-                        break;
-                    }
-                    batch.add(next);
-                }
-                claim(batch);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException | Error e) {
-                log.error("claim loop failed; it keeps running", e);
-            } finally {
-                batch.clear();
-            }
-        }
+    /** Admitted instances waiting for their claim statement. */
+    int queued() {
+        return batcher.queued();
     }
 
-    private void claim(List<Long> batch) {
-        Instant firedAt = clock.instant();
-        List<Instance> claimed;
-        try {
-            claimed = instances.claimBatch(batch, firedAt);
-        } catch (RuntimeException e) {
-            inFlight.release(batch.size());
-            log.error("claim of {} instances failed; re-arming them", batch.size(), e);
-            onFailure.accept(List.copyOf(batch));
+    private void claim(List<Admitted> batch) {
+        if (closing) {
+            notClaimed.notClaimed(batch, false);
             return;
         }
-        int lost = batch.size() - claimed.size();
-        inFlight.release(lost);
-        for (int i = 0; i < lost; i++) {
-            onLost.run();
+        Instant now = clock.instant();
+        List<Long> ids = new ArrayList<>(batch.size());
+        batch.forEach(a -> ids.add(a.instanceId()));
+        Map<Long, Instance> claimed = new HashMap<>();
+        for (Instance instance : instances.claimBatch(ids, now)) { // a throw: nothing claimed, the batch is re-armed
+            claimed.put(instance.id(), instance);
         }
-        if (!claimed.isEmpty()) {
-            onClaimed.accept(claimed, firedAt);
+        List<Admitted> lost = new ArrayList<>();
+        List<Admitted> atMostOnce = new ArrayList<>();
+        for (Admitted admitted : batch) {
+            Instance instance = claimed.get(admitted.instanceId());
+            if (instance == null) {
+                lost.add(admitted);
+            } else if (admitted.job().delivery().guarantee() == DeliveryPolicy.Guarantee.AT_MOST_ONCE) {
+                atMostOnce.add(admitted);
+            } else {
+                calls.start(instance, admitted);
+            }
+        }
+        if (!lost.isEmpty()) {
+            notClaimed.notClaimed(lost, false); // cancelled, finished or claimed elsewhere
+        }
+        if (!atMostOnce.isEmpty()) {
+            startAtMostOnce(atMostOnce, claimed, now);
         }
     }
 
-    /** Stops claiming; IDs still queued stay WAITING in the store. Waits for a claim in progress. Idempotent. */
+    private void startAtMostOnce(List<Admitted> batch, Map<Long, Instance> claimed, Instant now) {
+        try {
+            instances.markCallStarted(batch.stream().map(Admitted::instanceId).toList(), now);
+        } catch (RuntimeException e) {
+            log.error("marking {} AT_MOST_ONCE calls as started failed; releasing them unstarted", batch.size(), e);
+            for (Admitted admitted : batch) {
+                try {
+                    instances.release(admitted.instanceId());
+                } catch (RuntimeException releaseFailure) {
+                    // Still DISPATCHING without the mark: the next start dispatches it again, which is correct for
+                    // a call that never started.
+                    log.error("instance {} stays DISPATCHING until the next start", admitted.instanceId(),
+                            releaseFailure);
+                }
+            }
+            notClaimed.notClaimed(batch, true);
+            return;
+        }
+        for (Admitted admitted : batch) {
+            calls.start(claimed.get(admitted.instanceId()), admitted);
+        }
+    }
+
+    /** Stops claiming; hands what is still queued to {@code notClaimed} (it stays WAITING). Idempotent. */
     @Override
     public void close() {
-        running = false;
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        int dropped = fired.size();
-        fired.clear();
-        if (dropped > 0) {
-            log.info("{} fired instances were not claimed before close; they stay WAITING", dropped);
+        closing = true;
+        List<Admitted> left = batcher.close(30, TimeUnit.SECONDS);
+        if (!left.isEmpty()) {
+            log.info("{} fired instances were not claimed before close; they stay WAITING", left.size());
+            notClaimed.notClaimed(left, false);
         }
     }
 }

@@ -21,6 +21,10 @@ public interface DispatchListener {
     default void claimLost() {
     }
 
+    /** The instance fired while its job was at its concurrency limit, and the job skips such instances. */
+    default void skipped() {
+    }
+
     default void succeeded(TargetType type) {
     }
 

@@ -1,44 +1,55 @@
 package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import dev.tickwheel.concurrent.NamedThreadFactory;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Arms instances on the time wheel and dispatches them when they fire, exactly once.
+ * Arms instances on the time wheel and, when they fire, calls their targets: each instance exactly once per attempt,
+ * never more calls at once than the slots allow, and no thread waiting on a target.
  *
- * <p>When an instance fires, its ID goes to the {@link ClaimBatcher}, which claims it in the store with one
- * compare-and-set ({@code WAITING → DISPATCHING}), batched with whatever else fired meanwhile, and gets the claimed row
- * back. The target runs on a target thread ({@code tickwheel-target-N}); successes are recorded in batches by the
- * {@link OutcomeRecorder}, failures one by one here. Only the winner calls the target; a cancelled instance, or one another node claimed,
- * loses the claim and is never dispatched, even if its timer fired in the same millisecond as the cancel. The outcome
- * is recorded as SUCCEEDED, FAILED, or WAITING again with a backoff when the job's retry policy allows another
- * attempt; the retry is armed on the wheel directly.
+ * <pre>
+ *  wheel fires ─► {@link CallSlots}: job, target, server slot free? ──no──► wait in that level's queue (no thread)
+ *                                   │ yes (now, or when a call ends)
+ *                                   ▼
+ *                 {@link ClaimBatcher}: WAITING → DISPATCHING, batched compare-and-set; lost claims give slots back
+ *                                   ▼
+ *                 {@link TargetInvoker}: asynchronous call with the job's whole-call deadline
+ *                                   ▼
+ *                 {@link OutcomeRecorder}: SUCCEEDED (batched) | retry (re-armed on the wheel) | FAILED;
+ *                                          then the slots come back and admit the next waiting instance
+ * </pre>
  *
- * <p>Delivery: the claim makes dispatch exactly-once per attempt. A target that crashes mid-call, or a server that
- * stops between the call and the outcome write, leaves the instance DISPATCHING; recovery retries it, so such a target
- * can see the instance twice (at-least-once).
+ * <p>So the rows DISPATCHING in the store are the calls in flight plus the claim batch being written; a crash can cut
+ * only those, and start-up recovery delivers them again as the same attempt (same {@code Idempotency-Key}), or ends
+ * them INTERRUPTED for AT_MOST_ONCE jobs whose call had started.
+ *
+ * <p>Threads: the wheel's dispatch threads ask for slots (and read the job, usually from the cache); the claim thread
+ * claims and starts calls; calls end on the HTTP client's I/O threads or the handler pool; the outcome thread writes
+ * outcomes. The wheel's tick thread runs none of this.
  *
  * <p>Thread-safe. {@link #close()} once, after the wheel has stopped firing.
  */
 public final class InstanceDispatcher implements AutoCloseable {
 
-    /** Instances claimed but not yet recorded, at most: what a crash can leave DISPATCHING. */
-    public static final int DEFAULT_MAX_IN_FLIGHT = 2_048;
+    /** Calls in flight on one server, at most. */
+    public static final int DEFAULT_MAX_CALLS_IN_FLIGHT = 2_000;
+    /** Calls in flight to one webhook host (scheme, host, port), at most. */
+    public static final int DEFAULT_MAX_CALLS_PER_HOST = 500;
+    /** The whole-call deadline of a job that sets none. */
+    public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(10);
 
     private static final Logger log = LoggerFactory.getLogger(InstanceDispatcher.class);
     private static final int MAX_ERROR_LENGTH = 2000;
@@ -46,15 +57,14 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     private final InstanceStore instances;
     private final JobCatalog jobs;
-    private final TargetInvoker targets;
+    private final TargetRouter targets;
     private final InstanceTimeWheelService wheel;
     private final Clock clock;
     private final DispatchListener listener;
     private final CompletionListener completions;
-    // Permits for instances claimed and not yet recorded; taken by the claim batcher, released when recorded.
-    private final Semaphore inFlight = new Semaphore(DEFAULT_MAX_IN_FLIGHT);
+    private final Duration defaultTimeout;
+    private final CallSlots slots;
     private final ClaimBatcher claims;
-    private final ThreadPoolExecutor targetThreads;
     private final OutcomeRecorder outcomes;
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
@@ -63,9 +73,13 @@ public final class InstanceDispatcher implements AutoCloseable {
         void completed(Job job, Instance instance, Instant completedAt);
     }
 
-    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, TargetInvoker targets,
+    /**
+     * @param maxCallsInFlight calls in flight on this server, at most (the per-host limit is the router's)
+     * @param defaultTimeout   the whole-call deadline of jobs that set none
+     */
+    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, TargetRouter targets,
                               InstanceTimeWheelService wheel, Clock clock, DispatchListener listener,
-                              CompletionListener completions) {
+                              CompletionListener completions, int maxCallsInFlight, Duration defaultTimeout) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.targets = Objects.requireNonNull(targets, "targets");
@@ -73,27 +87,26 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.completions = Objects.requireNonNull(completions, "completions");
-        int threads = 4 * Runtime.getRuntime().availableProcessors();
-        // Unbounded queue, bounded in effect by the in-flight permits: the claim thread never blocks on it.
-        this.targetThreads = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), new NamedThreadFactory("target", true));
-        this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, inFlight, listener,
-                completions);
-        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH, inFlight,
-                this::startTargets,
-                listener::claimLost, this::rearmAfterFailedClaim);
+        this.defaultTimeout = Objects.requireNonNull(defaultTimeout, "defaultTimeout");
+        this.slots = new CallSlots(maxCallsInFlight);
+        this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
+                completions, this::settleFailure);
+        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH, this::startCall,
+                this::notClaimed);
     }
 
     /**
      * Puts a WAITING instance on the wheel for its trigger time (now if that has passed). Arming an instance that is
      * already on the wheel does nothing: the store row is the truth, the wheel entry only a reminder.
+     *
+     * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
-    public void arm(long instanceId, Instant triggerTime) {
+    public void arm(long instanceId, long jobId, Instant triggerTime) {
         // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
         try {
-            wheel.schedule(instanceId, delayMs, () -> claims.submit(instanceId));
+            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
@@ -104,100 +117,162 @@ public final class InstanceDispatcher implements AutoCloseable {
         wheel.cancel(instanceId);
     }
 
-    /** Hands a claimed batch to the target threads, after reading the batch's uncached jobs with one query. */
-    private void startTargets(List<Instance> claimed, Instant firedAt) {
+    /** Calls in flight: admitted, claimed or being claimed, and not yet recorded. */
+    public int callsInFlight() {
+        return slots.inFlight();
+    }
+
+    /** Fired instances waiting for a call slot (they are still WAITING in the store). */
+    public int waitingForSlot() {
+        return slots.waiting();
+    }
+
+    /** Runs on a wheel dispatch thread: asks for the instance's slots, and claims it if it got them. */
+    private void fired(long instanceId, long jobId) {
+        Instant firedAt = clock.instant();
+        Optional<Job> maybeJob;
         try {
-            jobs.prefetch(claimed.stream().map(Instance::jobId).collect(java.util.stream.Collectors.toSet()));
+            maybeJob = jobs.get(jobId);
         } catch (RuntimeException e) {
-            log.warn("prefetch of the jobs of {} claimed instances failed; each is read on its own", claimed.size(), e);
+            log.warn("reading job {} of fired instance {} failed; re-arming it in {}: {}", jobId, instanceId,
+                    CLAIM_RETRY_DELAY, e.toString());
+            arm(instanceId, jobId, clock.instant().plus(CLAIM_RETRY_DELAY));
+            return;
         }
-        for (Instance instance : claimed) {
-            targetThreads.execute(() -> runClaimed(instance, firedAt));
+        if (maybeJob.isEmpty()) {
+            // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
+            failOrphan(instanceId, jobId);
+            return;
+        }
+        Job job = maybeJob.get();
+        DeliveryPolicy delivery = job.delivery();
+        String target = targets.targetOf(job);
+        CallSlots.Ticket ticket = new CallSlots.Ticket(instanceId, jobId, delivery.maxConcurrent(),
+                delivery.overLimit() == DeliveryPolicy.OverLimit.SKIP, target, targets.limitOf(target),
+                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, firedAt)));
+        switch (slots.acquire(ticket)) {
+            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, firedAt));
+            case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
+            case SKIPPED -> skip(instanceId, job);
         }
     }
 
-    /** Runs the target of a claimed instance and records the outcome. Runs on a target thread. */
-    private void runClaimed(Instance instance, Instant firedAt) {
-        boolean handedToRecorder = false;
+    private void skip(long instanceId, Job job) {
+        String reason = "skipped: job '" + job.name() + "' already had " + job.delivery().maxConcurrent()
+                + " instance(s) in flight (maxConcurrent " + job.delivery().maxConcurrent() + ", overLimit SKIP)";
         try {
-            listener.fired(Duration.between(instance.expectedTriggerTime(), firedAt));
-            Optional<Job> maybeJob = jobs.get(instance.jobId());
-            if (maybeJob.isEmpty()) {
-                instances.markFailed(instance.id(), "job " + instance.jobId() + " no longer exists");
-                return;
+            if (instances.skip(instanceId, reason)) {
+                listener.skipped();
+                log.info("instance {} of job {} {}", instanceId, job.id(), reason);
             }
-            Job job = maybeJob.get();
-            JobContext context = new JobContext(instance.id(), job.id(), job.name(),
-                    instance.params() != null ? instance.params() : job.params(),
-                    instance.expectedTriggerTime(), instance.attempt());
-            try {
-                targets.invoke(job, context);
-            } catch (Exception e) {
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-                failed(job, instance, e);
-                return;
-            }
-            outcomes.succeeded(job, instance);
-            handedToRecorder = true;
         } catch (RuntimeException e) {
-            log.error("dispatch of instance {} failed; it stays DISPATCHING until recovery settles it",
-                    instance.id(), e);
-        } finally {
-            if (!handedToRecorder) {
-                inFlight.release();
-            }
+            log.warn("skipping instance {} failed; re-arming it in {}: {}", instanceId, CLAIM_RETRY_DELAY,
+                    e.toString());
+            arm(instanceId, job.id(), clock.instant().plus(CLAIM_RETRY_DELAY));
         }
     }
 
-    /** A claim statement failed: nothing was claimed, so the instances are still WAITING; try again shortly. */
-    private void rearmAfterFailedClaim(List<Long> instanceIds) {
+    private void failOrphan(long instanceId, long jobId) {
+        try {
+            if (!instances.claimBatch(List.of(instanceId), clock.instant()).isEmpty()) {
+                instances.markFailed(instanceId, "job " + jobId + " no longer exists");
+            }
+        } catch (RuntimeException e) {
+            log.warn("failing instance {} of deleted job {} failed: {}", instanceId, jobId, e.toString());
+        }
+    }
+
+    /** Runs on the claim thread: starts the call of a claimed instance. Never blocks on the target. */
+    private void startCall(Instance instance, ClaimBatcher.Admitted admitted) {
+        Job job = admitted.job();
+        listener.fired(Duration.between(instance.expectedTriggerTime(), admitted.firedAt()));
+        JobContext context = new JobContext(instance.id(), job.id(), job.name(),
+                instance.params() != null ? instance.params() : job.params(),
+                instance.expectedTriggerTime(), instance.attempt());
+        CompletableFuture<Void> call;
+        try {
+            call = targets.invoke(job, context, job.delivery().timeoutOr(defaultTimeout));
+        } catch (Throwable failure) { // an invoker must not throw; if one does, the attempt fails, nothing leaks
+            call = CompletableFuture.failedFuture(failure);
+        }
+        call.whenComplete((ok, failure) -> outcomes.record(new OutcomeRecorder.Outcome(instance, job,
+                admitted.ticket(), failure == null ? null : unwrap(failure))));
+    }
+
+    /** Runs on the claim thread: admitted instances that were not claimed give their slots back. */
+    private void notClaimed(List<ClaimBatcher.Admitted> admitted, boolean rearm) {
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
-        for (long id : instanceIds) {
-            arm(id, retryAt);
+        for (ClaimBatcher.Admitted a : admitted) {
+            slots.release(a.ticket());
+            if (rearm) {
+                arm(a.instanceId(), a.job().id(), retryAt);
+            } else {
+                listener.claimLost();
+            }
         }
     }
 
-    private void failed(Job job, Instance instance, Exception failure) {
-        String error = describe(failure);
+    /** Runs on the outcome thread: a retry if the job's policy allows another attempt, else FAILED. */
+    private void settleFailure(OutcomeRecorder.Outcome outcome) {
+        Instance instance = outcome.instance();
+        Job job = outcome.job();
+        String error = describe(outcome.failure());
         if (job.retryPolicy().allowsAnotherAttempt(instance.attempt())) {
             Instant next = clock.instant().plusMillis(job.retryPolicy().backoffMs());
             if (instances.retry(instance.id(), next, error)) {
                 listener.retried(job.target().type());
                 log.warn("instance {} of job {} failed (attempt {} of {}), retrying at {}: {}", instance.id(),
                         job.id(), instance.attempt(), job.retryPolicy().maxAttempts(), next, error);
-                arm(instance.id(), next);
-                return;
+                arm(instance.id(), job.id(), next);
             }
+            return;
         }
-        instances.markFailed(instance.id(), error);
-        listener.failed(job.target().type());
-        log.warn("instance {} of job {} failed after {} attempt(s): {}", instance.id(), job.id(), instance.attempt(),
-                error);
-        completions.completed(job, instance, clock.instant());
+        if (instances.markFailed(instance.id(), error)) {
+            listener.failed(job.target().type());
+            log.warn("instance {} of job {} failed after {} attempt(s): {}", instance.id(), job.id(),
+                    instance.attempt(), error);
+            outcomes.completed(outcome, clock.instant());
+        }
     }
 
     /**
-     * Stops claiming (fired but unclaimed instances stay WAITING), lets claimed instances finish for up to 10 s, and
-     * writes their outcomes. Call after the wheel has stopped. Idempotent.
+     * Stops claiming (fired but unclaimed instances stay WAITING), lets calls in flight end for up to
+     * {@code wait}, and writes their outcomes. Call after the wheel has stopped. Idempotent.
      */
-    @Override
-    public void close() {
+    public void close(Duration wait) {
+        slots.drainWaiting(); // they are WAITING in the store; the next start arms them again
         claims.close();
-        targetThreads.shutdown();
-        try {
-            if (!targetThreads.awaitTermination(10, TimeUnit.SECONDS)) {
-                log.warn("target threads still running 10 s after close; their instances stay DISPATCHING");
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (slots.inFlight() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        }
+        if (slots.inFlight() > 0) {
+            log.warn("{} calls still in flight {} after close; their instances stay DISPATCHING and are delivered"
+                    + " again on the next start", slots.inFlight(), wait);
         }
         outcomes.close();
     }
 
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
     static String describe(Throwable failure) {
-        String message = failure.getMessage() != null ? failure.getMessage() : failure.getClass().getName();
+        String message = failure.getMessage() != null ? failure.getMessage() : failure.getClass().getSimpleName();
         return message.length() <= MAX_ERROR_LENGTH ? message : message.substring(0, MAX_ERROR_LENGTH);
     }
 }

@@ -12,8 +12,18 @@ import java.time.Instant;
  * @param jobName             the job's name
  * @param params              the instance's parameters (the job's, unless the run supplied its own); may be null
  * @param expectedTriggerTime when it was due
- * @param attempt             1 for the first try, 2 for the first retry, ...
+ * @param attempt             1 for the first try, 2 for the first retry, ...; a call repeated after a server stop
+ *                            keeps its attempt number
  */
 public record JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
                          int attempt) {
+
+    /**
+     * {@code <instanceId>-<attempt>}: the same for every delivery of one attempt, including one repeated because a
+     * server stopped during the call, and different for a retry. A receiver that remembers the keys it has seen runs
+     * each attempt once. Sent as the {@code Idempotency-Key} header of a webhook call.
+     */
+    public String idempotencyKey() {
+        return instanceId + "-" + attempt;
+    }
 }

@@ -1,145 +1,166 @@
 package dev.tickwheel.server.dispatch;
 
+import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records successful dispatches in batches: target threads {@link #succeeded} an instance; one thread
- * ({@code tickwheel-outcome-1}) writes whatever has queued up, at most {@code maxBatch}, with one
- * {@link InstanceStore#markAllSucceeded} statement ({@code DISPATCHING → SUCCEEDED WHERE id = ANY(?) AND
- * status = 'DISPATCHING'}), then tells the listener and the completion listener and releases each instance's
- * in-flight permit.
+ * Writes the outcome of each ended call, then gives its call slots back: calls {@link #record} an outcome from
+ * whichever thread ended them; one thread ({@code tickwheel-outcome-1}, a {@link Batcher}) writes the successes of a
+ * batch with one {@link InstanceStore#markAllSucceeded} statement ({@code DISPATCHING → SUCCEEDED}, per row a
+ * compare-and-set) and each failure by itself (a retry, or FAILED when no attempt is left).
  *
- * <p>Why it is safe: the write is the same compare-and-set as {@link InstanceStore#markSucceeded}, per row. Until it
- * commits, the instance is DISPATCHING, as it would be during a single write; a crash in between is settled by
- * start-up recovery exactly like a crash during the target call (the documented at-least-once window), and the window
- * is bounded by the in-flight permits.
+ * <p>Slots come back only after the outcome is written, so the rows DISPATCHING in the store are never more than the
+ * slots held: a crash leaves at most the calls in flight to be delivered again. While the store refuses writes the
+ * thread retries the same batch with a growing pause and holds its slots, which stops new claims: the server slows
+ * down rather than losing track of outcomes.
  *
- * <p>Thread-safe: {@link #succeeded} from any thread; the queue is drained by the outcome thread only.
+ * <p>Thread-safe: {@link #record} from any thread.
  *
- * <p>Caveats: failures are not batched (they are rare and need a per-instance retry decision); the dispatcher writes
- * them itself. If the write fails, the batch stays DISPATCHING and is logged; recovery settles it on the next start.
+ * <p>Caveats: an outcome not written when {@link #close()} gives up leaves its instance DISPATCHING; the next start
+ * delivers it again with the same key (at-least-once), or marks it INTERRUPTED (AT_MOST_ONCE).
  */
-public final class OutcomeRecorder implements AutoCloseable {
+final class OutcomeRecorder implements AutoCloseable {
 
-    public static final int DEFAULT_MAX_BATCH = 1_000;
+    static final int DEFAULT_MAX_BATCH = 1_000;
 
     private static final Logger log = LoggerFactory.getLogger(OutcomeRecorder.class);
-    private static final long POLL_MS = 50;
+    private static final Duration FIRST_PAUSE = Duration.ofMillis(100);
+    private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
 
-    /** A success waiting to be written. */
-    private record Success(Job job, Instance instance) {
+    /** How one call ended: {@code failure} is null on success. */
+    record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure) {
+    }
+
+    /** Decides and writes what a failed attempt becomes (a retry or FAILED); returns false if the row moved on. */
+    @FunctionalInterface
+    interface FailureSettler {
+        void settle(Outcome failed);
     }
 
     private final InstanceStore instances;
     private final Clock clock;
-    private final int maxBatch;
-    private final Semaphore inFlight;
+    private final CallSlots slots;
     private final DispatchListener listener;
     private final InstanceDispatcher.CompletionListener completions;
-    private final LinkedBlockingQueue<Success> pending = new LinkedBlockingQueue<>();
-    private final Thread thread;
-    // Written by close(), read by the outcome thread each poll.
-    private volatile boolean running = true;
+    private final FailureSettler failures;
+    private final Batcher<Outcome> batcher;
+    /** Set by close(): a batch the store keeps refusing is then given up instead of retried. */
+    private volatile boolean closing;
 
-    public OutcomeRecorder(InstanceStore instances, Clock clock, int maxBatch, Semaphore inFlight,
-                           DispatchListener listener, InstanceDispatcher.CompletionListener completions) {
-        if (maxBatch < 1) {
-            throw new IllegalArgumentException("maxBatch must be positive: " + maxBatch);
-        }
+    OutcomeRecorder(InstanceStore instances, Clock clock, int maxBatch, CallSlots slots, DispatchListener listener,
+                    InstanceDispatcher.CompletionListener completions, FailureSettler failures) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.maxBatch = maxBatch;
-        this.inFlight = Objects.requireNonNull(inFlight, "inFlight");
+        this.slots = Objects.requireNonNull(slots, "slots");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.completions = Objects.requireNonNull(completions, "completions");
-        this.thread = new Thread(this::run, "tickwheel-outcome-1");
-        thread.setDaemon(true);
-        thread.start();
+        this.failures = Objects.requireNonNull(failures, "failures");
+        this.batcher = new Batcher<>("outcome", maxBatch, this::write, (batch, failure) -> {
+            log.error("recording {} outcomes failed; their instances stay DISPATCHING until the next start",
+                    batch.size(), failure);
+            batch.forEach(o -> slots.release(o.ticket()));
+        });
     }
 
-    /** Queues the success of a claimed instance. Never blocks. */
-    public void succeeded(Job job, Instance instance) {
-        pending.add(new Success(job, instance));
+    /** Queues an ended call's outcome. Never blocks. */
+    void record(Outcome outcome) {
+        batcher.add(outcome);
     }
 
-    private void run() {
-        List<Success> batch = new ArrayList<>(maxBatch);
-        while (true) {
-            try {
-                Success first = pending.poll(POLL_MS, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    if (!running) {
-                        return; // closed and drained
-                    }
-                    continue;
-                }
-                batch.add(first);
-                pending.drainTo(batch, maxBatch - 1);
-                record(batch);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException | Error e) {
-                log.error("outcome loop failed; it keeps running", e);
-            } finally {
-                batch.clear();
+    private void write(List<Outcome> batch) {
+        List<Outcome> succeeded = new ArrayList<>(batch.size());
+        for (Outcome outcome : batch) {
+            if (outcome.failure() == null) {
+                succeeded.add(outcome);
             }
         }
-    }
-
-    private void record(List<Success> batch) {
-        List<Long> ids = new ArrayList<>(batch.size());
-        batch.forEach(s -> ids.add(s.instance().id()));
-        Set<Long> moved;
-        try {
-            moved = instances.markAllSucceeded(ids);
-        } catch (RuntimeException e) {
-            log.error("recording {} successes failed; they stay DISPATCHING until recovery settles them",
-                    batch.size(), e);
-            inFlight.release(batch.size());
-            return;
-        }
-        Instant now = clock.instant();
-        for (Success s : batch) {
-            try {
-                if (moved.contains(s.instance().id())) {
-                    listener.succeeded(s.job().target().type());
-                    log.debug("instance {} of job {} succeeded (attempt {})", s.instance().id(), s.job().id(),
-                            s.instance().attempt());
-                    completions.completed(s.job(), s.instance(), now);
+        if (!succeeded.isEmpty()) {
+            List<Long> ids = succeeded.stream().map(o -> o.instance().id()).toList();
+            Set<Long> moved = untilWritten("record " + ids.size() + " successes",
+                    () -> instances.markAllSucceeded(ids));
+            Instant now = clock.instant();
+            for (Outcome outcome : succeeded) {
+                if (moved == null) {
+                    break; // given up at close: the instances stay DISPATCHING
+                }
+                if (moved.contains(outcome.instance().id())) {
+                    listener.succeeded(outcome.job().target().type());
+                    log.debug("instance {} of job {} succeeded (attempt {})", outcome.instance().id(),
+                            outcome.job().id(), outcome.instance().attempt());
+                    completed(outcome, now);
                 } else {
                     log.warn("instance {} was no longer DISPATCHING when its success was recorded",
-                            s.instance().id());
+                            outcome.instance().id());
                 }
-            } catch (RuntimeException e) {
-                log.error("completion of instance {} failed", s.instance().id(), e);
+            }
+        }
+        for (Outcome outcome : batch) {
+            try {
+                if (outcome.failure() != null) {
+                    untilWritten("record the failure of instance " + outcome.instance().id(), () -> {
+                        failures.settle(outcome);
+                        return Boolean.TRUE;
+                    });
+                }
             } finally {
-                inFlight.release();
+                slots.release(outcome.ticket());
             }
         }
     }
 
-    /** Writes every queued success, then stops. Idempotent. */
+    /** Tells the completion listener (fixed-delay follow-ups); its failure is logged, never the batch's. */
+    void completed(Outcome outcome, Instant at) {
+        try {
+            completions.completed(outcome.job(), outcome.instance(), at);
+        } catch (RuntimeException e) {
+            log.error("completion of instance {} failed", outcome.instance().id(), e);
+        }
+    }
+
+    /**
+     * Runs a store write until it succeeds, pausing 100 ms, 200 ms, … up to 5 s between tries; gives up (returns
+     * null) once closing.
+     */
+    private <T> T untilWritten(String what, Supplier<T> write) {
+        Duration pause = FIRST_PAUSE;
+        while (true) {
+            try {
+                return write.get();
+            } catch (RuntimeException e) {
+                if (closing) {
+                    log.error("{} failed while closing; giving up", what, e);
+                    return null;
+                }
+                log.warn("{} failed; trying again in {} ms: {}", what, pause.toMillis(), e.toString());
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+                pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
+            }
+        }
+    }
+
+    /** Writes every queued outcome (trying once more each), then stops. Idempotent. */
     @Override
     public void close() {
-        running = false;
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        closing = true;
+        List<Outcome> left = batcher.close(30, TimeUnit.SECONDS);
+        left.forEach(o -> slots.release(o.ticket()));
     }
 }

@@ -1,14 +1,23 @@
 package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.job.Job;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Delivers one instance to its job's target.
+ * Delivers one instance to its job's target, asynchronously.
  *
- * <p>Implementations are thread-safe.
+ * <p>Implementations are thread-safe, return at once (no thread waits for the target on the caller's behalf) and
+ * never throw: every failure, a call past its deadline included, completes the future exceptionally with a message
+ * worth storing as the instance's error.
  */
 public interface TargetInvoker {
 
-    /** Returns normally on success; throws with a message worth storing as the instance's error on failure. */
-    void invoke(Job job, JobContext context) throws Exception;
+    /**
+     * Starts the call.
+     *
+     * @param timeout the whole call's deadline; the future completes (exceptionally) by then at the latest
+     * @return completes normally on success
+     */
+    CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout);
 }

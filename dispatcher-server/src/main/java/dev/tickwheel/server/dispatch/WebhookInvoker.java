@@ -21,7 +21,8 @@ import java.util.Objects;
  *
  * <p>Thread-safe: the JDK {@link HttpClient} is.
  */
-public final class WebhookInvoker implements TargetInvoker {
+public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
+    // Interim: JDK client, asynchronous; replaced by the Apache HttpClient 5 caller.
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -45,26 +46,36 @@ public final class WebhookInvoker implements TargetInvoker {
     }
 
     @Override
-    public void invoke(Job job, JobContext context) throws Exception {
+    public java.util.concurrent.CompletableFuture<Void> invoke(Job job, JobContext context, Duration callTimeout) {
         String url = job.target().value();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
-                .timeout(timeout)
-                .header("Content-Type", "application/json")
-                .header("User-Agent", "tickwheel")
-                .POST(HttpRequest.BodyPublishers.ofString(body(context)))
-                .build();
-        HttpResponse<Void> response;
+        HttpRequest request;
         try {
-            response = client.send(request, HttpResponse.BodyHandlers.discarding());
-        } catch (HttpTimeoutException e) {
-            throw new IOException("webhook " + url + " timed out after " + timeout.toMillis() + " ms", e);
-        } catch (IOException e) {
-            throw new IOException("webhook " + url + " failed: " + e, e);
+            request = HttpRequest.newBuilder(URI.create(url))
+                    .timeout(callTimeout)
+                    .header("Content-Type", "application/json")
+                    .header("User-Agent", "tickwheel")
+                    .header("Idempotency-Key", context.idempotencyKey())
+                    .POST(HttpRequest.BodyPublishers.ofString(body(context)))
+                    .build();
+        } catch (IOException | RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
-        int status = response.statusCode();
-        if (status < 200 || status > 299) {
-            throw new IOException("webhook " + url + " answered HTTP " + status);
-        }
+        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+                        throw new java.util.concurrent.CompletionException(cause instanceof HttpTimeoutException
+                                ? new IOException("webhook " + url + " timed out after " + callTimeout.toMillis()
+                                        + " ms", cause)
+                                : new IOException("webhook " + url + " failed: " + cause, cause));
+                    }
+                    int status = response.statusCode();
+                    if (status < 200 || status > 299) {
+                        throw new java.util.concurrent.CompletionException(
+                                new IOException("webhook " + url + " answered HTTP " + status));
+                    }
+                    return null;
+                });
     }
 
     String body(JobContext context) throws IOException {
@@ -84,5 +95,10 @@ public final class WebhookInvoker implements TargetInvoker {
         body.put("expectedTriggerTime", context.expectedTriggerTime().toString());
         body.put("attempt", context.attempt());
         return json.writeValueAsString(body);
+    }
+
+    @Override
+    public void close() {
+        // the JDK client closes with its last reference
     }
 }

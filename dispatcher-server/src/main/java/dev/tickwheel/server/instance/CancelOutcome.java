@@ -10,7 +10,7 @@ public enum CancelOutcome {
     CANCELLED,
     /** The instance was already claimed by a dispatcher; the cancel came too late. */
     ALREADY_DISPATCHED,
-    /** The instance had already ended: succeeded, failed, or was cancelled before. */
+    /** The instance had already ended: succeeded, failed, interrupted, or was cancelled before. */
     ALREADY_FINISHED,
     /** No instance has this id. */
     UNKNOWN;
@@ -19,7 +19,7 @@ public enum CancelOutcome {
     public static CancelOutcome refusedIn(InstanceStatus status) {
         return switch (status) {
             case DISPATCHING -> ALREADY_DISPATCHED;
-            case SUCCEEDED, FAILED, CANCELLED -> ALREADY_FINISHED;
+            case SUCCEEDED, FAILED, CANCELLED, INTERRUPTED -> ALREADY_FINISHED;
             case WAITING -> throw new IllegalArgumentException("a waiting instance can be cancelled: " + status);
         };
     }

@@ -19,9 +19,12 @@ import java.util.Objects;
  * @param scheduledTriggerTime the schedule slot (unique per job), or null for an on-demand run
  * @param expectedTriggerTime  when the current or next attempt is due
  * @param actualTriggerTime    when the last attempt was claimed, or null if never claimed
- * @param attempt              attempts claimed so far (0 before the first claim)
+ * @param attempt              attempts claimed so far (0 before the first claim); the current attempt while
+ *                             DISPATCHING, and the attempt number in its {@code Idempotency-Key}
  * @param error                the error of the last failed attempt, or null
  * @param params               parameters for this instance (JSON text), or null
+ * @param callStartedAt        when the call of the current attempt was committed to, for AT_MOST_ONCE jobs only
+ *                             (null otherwise, and before the call)
  * @param createdAt            when the instance was created
  * @param updatedAt            when the instance last changed
  */
@@ -35,6 +38,7 @@ public record Instance(
         int attempt,
         String error,
         String params,
+        Instant callStartedAt,
         Instant createdAt,
         Instant updatedAt) {
 

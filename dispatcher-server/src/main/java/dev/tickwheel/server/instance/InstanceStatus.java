@@ -8,12 +8,13 @@ import java.util.Set;
  *
  * <pre>
  *   WAITING ──claim──► DISPATCHING ──► SUCCEEDED
- *      │  ▲                 │      └──► FAILED
- *      │  └────retry────────┘
- *      └──cancel──► CANCELLED
+ *      │  ▲                 │      ├──► FAILED
+ *      │  │                 │      └──► INTERRUPTED   (AT_MOST_ONCE call cut by a server stop)
+ *      │  └─retry, release──┘
+ *      └──cancel, skip──► CANCELLED
  * </pre>
  *
- * <p>{@code SUCCEEDED}, {@code FAILED} and {@code CANCELLED} are terminal. The store performs each legal move as one
+ * <p>{@code SUCCEEDED}, {@code FAILED}, {@code INTERRUPTED} and {@code CANCELLED} are terminal. The store performs each legal move as one
  * compare-and-set statement ({@code ... WHERE id = ? AND status = <from>}); see {@link InstanceTransition}.
  *
  * <p>Immutable.
@@ -27,8 +28,13 @@ public enum InstanceStatus {
     SUCCEEDED,
     /** The last attempt failed and no attempts remain. Terminal. */
     FAILED,
-    /** Cancelled while waiting. Terminal. */
-    CANCELLED;
+    /** Cancelled while waiting, by a user or because its job was over its concurrency limit. Terminal. */
+    CANCELLED,
+    /**
+     * The call of an {@code AT_MOST_ONCE} job was cut short by a server stop: the target may or may not have run it,
+     * and the job forbids repeating it. Terminal.
+     */
+    INTERRUPTED;
 
     /** True if no transition leaves this state. */
     public boolean isTerminal() {
@@ -56,8 +62,8 @@ public enum InstanceStatus {
         // A switch rather than a field: enum constants cannot refer to later constants in their constructors.
         return switch (this) {
             case WAITING -> EnumSet.of(DISPATCHING, CANCELLED);
-            case DISPATCHING -> EnumSet.of(SUCCEEDED, FAILED, WAITING);
-            case SUCCEEDED, FAILED, CANCELLED -> EnumSet.noneOf(InstanceStatus.class);
+            case DISPATCHING -> EnumSet.of(SUCCEEDED, FAILED, WAITING, INTERRUPTED);
+            case SUCCEEDED, FAILED, CANCELLED, INTERRUPTED -> EnumSet.noneOf(InstanceStatus.class);
         };
     }
 }

@@ -18,8 +18,17 @@ public enum InstanceTransition {
     FAIL(InstanceStatus.DISPATCHING, InstanceStatus.FAILED),
     /** The attempt failed and another is due later. */
     RETRY(InstanceStatus.DISPATCHING, InstanceStatus.WAITING),
+    /**
+     * A claim whose call never ended is given back after a server stop: WAITING again as the <em>same</em> attempt
+     * (the attempt count goes back by one, so the next claim makes the same {@code Idempotency-Key}).
+     */
+    RELEASE(InstanceStatus.DISPATCHING, InstanceStatus.WAITING),
+    /** An AT_MOST_ONCE call was cut by a server stop and must not be repeated. */
+    INTERRUPT(InstanceStatus.DISPATCHING, InstanceStatus.INTERRUPTED),
     /** The instance is withdrawn before it was claimed. */
-    CANCEL(InstanceStatus.WAITING, InstanceStatus.CANCELLED);
+    CANCEL(InstanceStatus.WAITING, InstanceStatus.CANCELLED),
+    /** The instance fired while its job was at its concurrency limit and the job skips such instances. */
+    SKIP(InstanceStatus.WAITING, InstanceStatus.CANCELLED);
 
     private final InstanceStatus from;
     private final InstanceStatus to;

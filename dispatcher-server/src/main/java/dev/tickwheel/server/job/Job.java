@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param enabled         whether loaders create instances for this job
  * @param misfirePolicy   what to do with trigger times already past when seen
  * @param retryPolicy     attempts and backoff
+ * @param delivery        delivery guarantee, call deadline and concurrency limit
  * @param nextTriggerTime the next trigger time a loader has not yet turned into an instance, or null
  * @param createdAt       when the job was inserted
  * @param updatedAt       when the job was last inserted or updated
@@ -36,13 +37,14 @@ public record Job(
         boolean enabled,
         MisfirePolicy misfirePolicy,
         RetryPolicy retryPolicy,
+        DeliveryPolicy delivery,
         Instant nextTriggerTime,
         Instant createdAt,
         Instant updatedAt,
         long version) {
 
     public Job {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (version < 0) {
@@ -52,31 +54,37 @@ public record Job(
 
     /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */
     public Job withSchedule(ScheduleSpec newSchedule, Instant newNextTriggerTime) {
-        return new Job(id, name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy,
+        return new Job(id, name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
                 newNextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy that is enabled or disabled; the version stays, for an optimistic update. */
     public Job withEnabled(boolean newEnabled) {
-        return new Job(id, name, schedule, target, params, newEnabled, misfirePolicy, retryPolicy, nextTriggerTime,
-                createdAt, updatedAt, version);
+        return new Job(id, name, schedule, target, params, newEnabled, misfirePolicy, retryPolicy, delivery,
+                nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with another name; the version stays, for an optimistic update. */
     public Job withName(String newName) {
-        return new Job(id, newName, schedule, target, params, enabled, misfirePolicy, retryPolicy, nextTriggerTime,
-                createdAt, updatedAt, version);
+        return new Job(id, newName, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
+                nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with another target; the version stays, for an optimistic update. */
     public Job withTarget(Target newTarget) {
-        return new Job(id, name, schedule, newTarget, params, enabled, misfirePolicy, retryPolicy, nextTriggerTime,
-                createdAt, updatedAt, version);
+        return new Job(id, name, schedule, newTarget, params, enabled, misfirePolicy, retryPolicy, delivery,
+                nextTriggerTime, createdAt, updatedAt, version);
+    }
+
+    /** A copy with another delivery policy; the version stays, for an optimistic update. */
+    public Job withDelivery(DeliveryPolicy newDelivery) {
+        return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, newDelivery,
+                nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with other params, misfire and retry policies; the version stays, for an optimistic update. */
     public Job withPolicies(String newParams, MisfirePolicy newMisfirePolicy, RetryPolicy newRetryPolicy) {
-        return new Job(id, name, schedule, target, newParams, enabled, newMisfirePolicy, newRetryPolicy,
+        return new Job(id, name, schedule, target, newParams, enabled, newMisfirePolicy, newRetryPolicy, delivery,
                 nextTriggerTime, createdAt, updatedAt, version);
     }
 }

@@ -14,7 +14,7 @@ final class JobFields {
     }
 
     static void check(long id, String name, ScheduleSpec schedule, Target target, MisfirePolicy misfirePolicy,
-            RetryPolicy retryPolicy) {
+            RetryPolicy retryPolicy, DeliveryPolicy delivery) {
         if (id <= 0) {
             throw new IllegalArgumentException("id must be positive: " + id);
         }
@@ -29,5 +29,6 @@ final class JobFields {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(misfirePolicy, "misfirePolicy");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
+        Objects.requireNonNull(delivery, "delivery");
     }
 }

@@ -17,6 +17,7 @@ import java.time.Instant;
  * @param enabled         whether loaders create instances for this job
  * @param misfirePolicy   what to do with trigger times already past when seen
  * @param retryPolicy     attempts and backoff
+ * @param delivery        delivery guarantee, call deadline and concurrency limit
  * @param nextTriggerTime the first trigger time, or null when the job has none (API jobs, finished one-shots)
  */
 public record NewJob(
@@ -28,15 +29,16 @@ public record NewJob(
         boolean enabled,
         MisfirePolicy misfirePolicy,
         RetryPolicy retryPolicy,
+        DeliveryPolicy delivery,
         Instant nextTriggerTime) {
 
     public NewJob {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery);
     }
 
     /** The job as stored at {@code now}: created and updated at {@code now}, version 0. */
     public Job toJob(Instant now) {
-        return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, nextTriggerTime,
-                now, now, 0);
+        return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
+                nextTriggerTime, now, now, 0);
     }
 }

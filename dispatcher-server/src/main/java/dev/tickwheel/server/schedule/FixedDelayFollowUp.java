@@ -8,7 +8,6 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.time.ScheduleType;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,13 +15,18 @@ import java.util.Objects;
  * {@code delay} after the completion, created and armed at once, because a delay shorter than the loader period would
  * otherwise wait for the next loader pass.
  *
+ * <p>One chain per job: the store creates the follow-up only while the job has no next trigger time and no other
+ * scheduled instance waiting or dispatching ({@link InstanceStore#createFollowUp}). So an update or a disable/enable
+ * while an instance runs, which starts a new chain from the job's new next trigger time, ends the old chain at that
+ * instance instead of running two.
+ *
  * <p>Thread-safe. {@link #bind} is called once, right after the dispatcher is built (the two refer to each other).
  */
 public final class FixedDelayFollowUp implements InstanceDispatcher.CompletionListener {
 
     private final InstanceStore instances;
     private final SnowflakeIdGenerator ids;
-    // volatile: set once by the composition root, read on dispatch threads.
+    // volatile: set once by the composition root, read on the outcome thread.
     private volatile InstanceDispatcher dispatcher;
 
     public FixedDelayFollowUp(InstanceStore instances, SnowflakeIdGenerator ids) {
@@ -41,10 +45,8 @@ public final class FixedDelayFollowUp implements InstanceDispatcher.CompletionLi
         }
         Instant next = completedAt.plusMillis(job.schedule().delayMs());
         NewInstance created = new NewInstance(ids.nextId(), job.id(), next, null);
-        // The job's next trigger stays empty while an instance is in flight; the CAS on "empty" makes a duplicate
-        // completion (a retry racing recovery) create nothing.
-        if (instances.createInstancesAndAdvanceJob(job.id(), null, null, List.of(created)).advanced()) {
-            dispatcher.arm(created.id(), next);
+        if (instances.createFollowUp(created)) {
+            dispatcher.arm(created.id(), job.id(), next);
         }
     }
 }

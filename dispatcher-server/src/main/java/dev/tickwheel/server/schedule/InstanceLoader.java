@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * page creates its jobs' instances and advances their next trigger times in one transaction (one compare-and-set per
  * job, multi-row inserts), then arms the created instances on the wheel.
  *
- * <p>The advance is a compare-and-set on the job's next trigger time, and (job, expected trigger time) is unique, so a
- * pass that runs twice, or on two servers at once, creates each instance once: the loser's advance fails and writes
- * nothing.
+ * <p>The advance is a compare-and-set on the job's next trigger time and version, and (job, expected trigger time) is
+ * unique, so a pass that runs twice, or on two servers at once, creates each instance once: the loser's advance fails
+ * and writes nothing. A pass that read a job before a user changed it writes nothing for it either; the change stands
+ * (it loads the job itself).
  *
  * <p>Thread-safe; passes normally run on the single loader thread, and {@link #loadJob} may also be called by whoever
  * creates or changes a job so that a trigger due sooner than the next pass is not missed.
@@ -65,15 +66,27 @@ public final class InstanceLoader {
         this.pageSize = pageSize;
     }
 
-    /** Runs one pass over every due job; returns the number of instances created. */
+    /** Runs one pass over every due job and arms what it creates; returns the number of instances created. */
     public int loadDue() {
+        return pass(true);
+    }
+
+    /**
+     * A pass that creates instances but arms none: start-up recovery runs it, then decides about every waiting
+     * instance at once (missed triggers of one downtime), and arms them itself.
+     */
+    public int createDue() {
+        return pass(false);
+    }
+
+    private int pass(boolean arm) {
         Instant now = clock.instant();
         Instant windowEnd = now.plus(window);
         int createdThisPass = 0;
         DueJobCursor cursor = null;
         while (true) {
             List<Job> page = jobs.findDue(windowEnd, cursor, pageSize);
-            createdThisPass += loadPage(page, now, windowEnd);
+            createdThisPass += loadPage(page, now, windowEnd, arm);
             if (page.size() < pageSize) {
                 break;
             }
@@ -90,7 +103,7 @@ public final class InstanceLoader {
      * {@link InstanceStore#createInstancesAndAdvanceJobs}); each job still advances by its own compare-and-set, so a
      * job another loader moved first is skipped exactly as in {@link #loadJob}.
      */
-    private int loadPage(List<Job> page, Instant now, Instant windowEnd) {
+    private int loadPage(List<Job> page, Instant now, Instant windowEnd, boolean arm) {
         List<JobAdvance> advances = new ArrayList<>(page.size());
         for (Job job : page) {
             JobAdvance advance = plan(job, now, windowEnd);
@@ -104,7 +117,7 @@ public final class InstanceLoader {
         List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(advances);
         int createdHere = 0;
         for (int i = 0; i < results.size(); i++) {
-            createdHere += armCreated(advances.get(i).jobId(), results.get(i));
+            createdHere += created(advances.get(i).jobId(), results.get(i), arm);
         }
         return createdHere;
     }
@@ -116,8 +129,7 @@ public final class InstanceLoader {
         if (advance == null) {
             return 0;
         }
-        return armCreated(job.id(), instances.createInstancesAndAdvanceJob(
-                advance.jobId(), advance.expectedNextTrigger(), advance.newNextTrigger(), advance.instances()));
+        return created(job.id(), instances.createInstancesAndAdvanceJob(advance), true);
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
@@ -141,16 +153,18 @@ public final class InstanceLoader {
         for (Instant trigger : plan.triggerTimes()) {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
-        return new JobAdvance(job.id(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
+        return new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
     }
 
-    private int armCreated(long jobId, AdvanceResult result) {
+    private int created(long jobId, AdvanceResult result, boolean arm) {
         if (!result.advanced()) {
             log.debug("job {} was advanced concurrently; skipped", jobId);
             return 0;
         }
-        for (NewInstance instance : result.created()) {
-            dispatcher.arm(instance.id(), instance.expectedTriggerTime());
+        if (arm) {
+            for (NewInstance instance : result.created()) {
+                dispatcher.arm(instance.id(), jobId, instance.expectedTriggerTime());
+            }
         }
         created.add(result.created().size());
         return result.created().size();

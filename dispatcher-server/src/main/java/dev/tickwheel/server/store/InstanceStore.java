@@ -30,23 +30,30 @@ import java.util.Set;
 public interface InstanceStore {
 
     /**
-     * In one transaction: moves the job's next trigger time from {@code expectedNextTrigger} to
-     * {@code newNextTrigger} (compare-and-set; the job must exist and be enabled), and inserts {@code instances}
-     * as waiting, skipping any whose (job, trigger time) slot already has an instance. Inserts are batched.
+     * In one transaction: moves the job's next trigger time from {@link JobAdvance#expectedNextTrigger()} to
+     * {@link JobAdvance#newNextTrigger()} (compare-and-set on the next trigger time and the version; the job must
+     * exist and be enabled), and inserts the advance's instances as waiting, skipping any whose (job, trigger time)
+     * slot already has an instance. Inserts are batched.
      *
      * <p>Two loaders racing over the same job and window: one advances and inserts, the other gets
-     * {@link AdvanceResult#LOST} and writes nothing.
+     * {@link AdvanceResult#LOST} and writes nothing. A loader that planned from a job a user changed meanwhile gets
+     * {@link AdvanceResult#LOST} too: the changed schedule stands.
      *
-     * @param jobId               the job; every instance must belong to it
-     * @param expectedNextTrigger the next trigger time the caller read; null matches a job that has none
-     * @param newNextTrigger      the next trigger time after these instances, or null if the job has no more
-     * @param instances           instances for schedule slots; may be empty (only advance)
      * @return what was advanced, created and skipped
      * @throws IllegalArgumentException if an instance belongs to another job or two share a trigger time
      * @throws DuplicateIdException     if an instance id is taken; nothing is written
      */
-    AdvanceResult createInstancesAndAdvanceJob(
-            long jobId, Instant expectedNextTrigger, Instant newNextTrigger, List<NewInstance> instances);
+    AdvanceResult createInstancesAndAdvanceJob(JobAdvance advance);
+
+    /**
+     * Creates the next instance of a fixed-delay job after one of its instances completed, in one transaction under
+     * the job's row lock: only if the job is enabled, is FIXED_DELAY, has no next trigger time (its chain waits on a
+     * completion) and has no other scheduled instance WAITING or DISPATCHING (a chain already goes on from it). So a
+     * job has one chain, however completions, updates and re-enables interleave.
+     *
+     * @return true if the instance was created
+     */
+    boolean createFollowUp(NewInstance next);
 
     /**
      * {@link #createInstancesAndAdvanceJob} for many jobs in <em>one</em> transaction (a loader page): each job's
@@ -113,6 +120,31 @@ public interface InstanceStore {
      * Returns false if the instance is not dispatching.
      */
     boolean retry(long instanceId, Instant nextTriggerTime, String error);
+
+    /**
+     * DISPATCHING → WAITING as the <em>same</em> attempt (the attempt count goes back by one), for a claim whose call
+     * was cut by a server stop: the next claim makes the same attempt number and so the same {@code Idempotency-Key}.
+     * The expected trigger time is kept. Returns false if the instance is not dispatching.
+     */
+    boolean release(long instanceId);
+
+    /**
+     * DISPATCHING → INTERRUPTED with {@code reason}: an AT_MOST_ONCE call was cut by a server stop. Returns false if
+     * the instance is not dispatching.
+     */
+    boolean markInterrupted(long instanceId, String reason);
+
+    /**
+     * Records that the calls of these DISPATCHING instances start now (AT_MOST_ONCE jobs): after a crash, a claim
+     * with this mark is INTERRUPTED rather than dispatched again. Rows no longer dispatching are left alone.
+     */
+    void markCallStarted(Collection<Long> instanceIds, Instant now);
+
+    /**
+     * WAITING → CANCELLED with {@code reason}: the instance fired while its job was at its concurrency limit and the
+     * job skips such instances. Returns false if the instance is not waiting.
+     */
+    boolean skip(long instanceId, String reason);
 
     /**
      * WAITING → CANCELLED. On refusal, reads the status to say why.

@@ -14,6 +14,6 @@ final class TestServers {
     static TickwheelApplication start(Path dir, String token, boolean demo) {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, token, demo), jdbcUrl, 0,
-                Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(10), demo));
+                Duration.ofSeconds(15), Duration.ofSeconds(30), dev.tickwheel.server.DispatchSettings.DEFAULTS, demo));
     }
 }

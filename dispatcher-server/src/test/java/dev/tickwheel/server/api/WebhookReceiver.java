@@ -23,6 +23,7 @@ final class WebhookReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> keys = new ConcurrentHashMap<>();
     private final AtomicInteger arrived = new AtomicInteger();
     private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
 
@@ -36,6 +37,8 @@ final class WebhookReceiver implements AutoCloseable {
         server.createContext("/hook", exchange -> {
             String instanceId = JSON.readTree(exchange.getRequestBody()).path("instanceId").asText();
             deliveries.computeIfAbsent(instanceId, id -> new AtomicInteger()).incrementAndGet();
+            keys.computeIfAbsent(instanceId, id -> java.util.Collections.synchronizedList(new java.util.ArrayList<>()))
+                    .add(exchange.getRequestHeaders().getFirst("Idempotency-Key"));
             arrived.incrementAndGet();
             try {
                 gate.await(30, TimeUnit.SECONDS);
@@ -68,6 +71,17 @@ final class WebhookReceiver implements AutoCloseable {
     int deliveriesOf(String instanceId) {
         AtomicInteger count = deliveries.get(instanceId);
         return count == null ? 0 : count.get();
+    }
+
+    /** The Idempotency-Key of each delivery of an instance, in arrival order. */
+    List<String> keysOf(String instanceId) {
+        List<String> seen = keys.get(instanceId);
+        if (seen == null) {
+            return List.of();
+        }
+        synchronized (seen) {
+            return List.copyOf(seen);
+        }
     }
 
     List<String> deliveredIds() {

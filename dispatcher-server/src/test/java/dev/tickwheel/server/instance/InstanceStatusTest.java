@@ -11,10 +11,10 @@ import org.junit.jupiter.api.Test;
 
 class InstanceStatusTest {
 
-    /** The state machine of issue 4, written out independently of the enum, as the oracle. */
+    /** The state machine of issues 4 and 10, written out independently of the enum, as the oracle. */
     private static final Set<String> LEGAL = Set.of(
             "WAITING->DISPATCHING", "WAITING->CANCELLED",
-            "DISPATCHING->SUCCEEDED", "DISPATCHING->FAILED", "DISPATCHING->WAITING");
+            "DISPATCHING->SUCCEEDED", "DISPATCHING->FAILED", "DISPATCHING->WAITING", "DISPATCHING->INTERRUPTED");
 
     @Test
     void canMoveTo_everyPair_matchesTheIssueStateMachine() {
@@ -40,7 +40,8 @@ class InstanceStatusTest {
 
     @Test
     void isTerminal_onlyForFinishedStates() {
-        assertEquals(EnumSet.of(InstanceStatus.SUCCEEDED, InstanceStatus.FAILED, InstanceStatus.CANCELLED),
+        assertEquals(EnumSet.of(InstanceStatus.SUCCEEDED, InstanceStatus.FAILED, InstanceStatus.CANCELLED,
+                        InstanceStatus.INTERRUPTED),
                 EnumSet.copyOf(Set.of(InstanceStatus.values()).stream().filter(InstanceStatus::isTerminal).toList()));
         assertFalse(InstanceStatus.WAITING.isTerminal());
     }
@@ -61,6 +62,7 @@ class InstanceStatusTest {
         assertEquals(CancelOutcome.ALREADY_FINISHED, CancelOutcome.refusedIn(InstanceStatus.SUCCEEDED));
         assertEquals(CancelOutcome.ALREADY_FINISHED, CancelOutcome.refusedIn(InstanceStatus.FAILED));
         assertEquals(CancelOutcome.ALREADY_FINISHED, CancelOutcome.refusedIn(InstanceStatus.CANCELLED));
+        assertEquals(CancelOutcome.ALREADY_FINISHED, CancelOutcome.refusedIn(InstanceStatus.INTERRUPTED));
         assertThrows(IllegalArgumentException.class, () -> CancelOutcome.refusedIn(InstanceStatus.WAITING));
     }
 }

@@ -57,7 +57,7 @@ class JobValuesTest {
     @Test
     void newJob_nonPositiveId_throwsNamingIdAndValue() {
         assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(0, "n",
-                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, null)),
+                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null)),
                 "id", "0");
     }
 
@@ -66,7 +66,7 @@ class JobValuesTest {
         String name = "n".repeat(201);
 
         assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(1, name,
-                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, null)),
+                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null)),
                 "name", "201");
     }
 
@@ -74,7 +74,7 @@ class JobValuesTest {
     void newJobToJob_stampsTimesAndVersionZero() {
         Instant now = Instant.parse("2030-01-01T00:00:00Z");
         NewJob job = new NewJob(7, "n", ScheduleSpec.oneShot(now), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, now);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, now);
 
         Job stored = job.toJob(now);
 

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.schedule;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -28,7 +29,7 @@ class InstancePlannerTest {
 
     private static Job job(TimeExpression expression, Instant next, MisfirePolicy policy) {
         return new Job(1, "job", ScheduleSpec.of(expression), Target.handler("h"), null, true, policy,
-                RetryPolicy.NONE, next, NOW, NOW, 0);
+                RetryPolicy.NONE, DeliveryPolicy.DEFAULT, next, NOW, NOW, 0);
     }
 
     @Test

@@ -15,7 +15,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param enabled       default true
  * @param misfirePolicy FIRE_ONCE_NOW (default), SKIP or FIRE_ALL
  * @param retry         default one attempt
+ * @param delivery      AT_LEAST_ONCE (default): a call cut by a server stop is made again with the same
+ *                      Idempotency-Key; AT_MOST_ONCE: it is not, and the instance ends INTERRUPTED
+ * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; default: the server's
+ * @param maxConcurrent instances of this job in flight at once, 1..100 000; default: no limit
+ * @param overLimit     WAIT (default) or SKIP: what an instance that fires at the limit does
  */
 public record JobRequest(String name, ScheduleBody schedule, TargetBody target, JsonNode params, Boolean enabled,
-                         String misfirePolicy, RetryBody retry) {
+                         String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
+                         String overLimit) {
 }

@@ -10,8 +10,11 @@ import java.time.Instant;
  *
  * @param id              the job ID as a decimal string (see the package javadoc)
  * @param nextTriggerTime the next trigger a loader has not yet turned into an instance, or null
+ * @param timeoutMs       the job's call deadline, or null for the server's
+ * @param maxConcurrent   the job's concurrency limit, or null for none
  */
 public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
-                          boolean enabled, String misfirePolicy, RetryBody retry, Instant nextTriggerTime,
+                          boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
+                          Integer maxConcurrent, String overLimit, Instant nextTriggerTime,
                           Instant createdAt, Instant updatedAt) {
 }

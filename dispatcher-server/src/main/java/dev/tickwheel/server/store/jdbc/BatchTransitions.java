@@ -110,6 +110,25 @@ final class BatchTransitions {
         });
     }
 
+    /**
+     * Sets the call-started mark of the given rows that are still DISPATCHING. A plain multi-row update: no row is
+     * reported back, so H2's inexact FINAL TABLE is not involved.
+     */
+    void markCallStarted(Collection<Long> instanceIds, Instant now) {
+        List<Long> ids = new ArrayList<>(new TreeSet<>(instanceIds));
+        for (int from = 0; from < ids.size(); from += InstanceTransitions.CLAIM_CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
+            runner.autoCommit("mark the calls of " + chunk.size() + " instances started", connection -> {
+                try (PreparedStatement ps = connection.prepareStatement(InstanceSql.MARK_CALL_STARTED)) {
+                    ps.setLong(1, now.toEpochMilli());
+                    ps.setArray(2, connection.createArrayOf("bigint", chunk.toArray(new Long[0])));
+                    ps.setString(3, InstanceTransition.CLAIM.to().name());
+                    return ps.executeUpdate();
+                }
+            });
+        }
+    }
+
     Set<Long> markAllSucceeded(Collection<Long> instanceIds) {
         List<Long> ids = new ArrayList<>(new TreeSet<>(instanceIds));
         Set<Long> moved = new HashSet<>();

@@ -32,7 +32,7 @@ final class InstanceRowMapper {
 
     /**
      * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long)}, into parameters {@code offset + 1} to
-     * {@code offset + 11}: one row of a multi-row insert.
+     * {@code offset + 12}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs)
             throws SQLException {
@@ -46,8 +46,9 @@ final class InstanceRowMapper {
         ps.setInt(offset + 7, 0);
         JdbcValues.setString(ps, offset + 8, null);
         JdbcValues.setString(ps, offset + 9, instance.params());
-        ps.setLong(offset + 10, nowMs);
+        JdbcValues.setLong(ps, offset + 10, null);
         ps.setLong(offset + 11, nowMs);
+        ps.setLong(offset + 12, nowMs);
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
@@ -55,7 +56,7 @@ final class InstanceRowMapper {
         Instant trigger = Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli());
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? trigger : null,
-                trigger, null, 0, null, instance.params(), now, now);
+                trigger, null, 0, null, instance.params(), null, now, now);
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -70,6 +71,7 @@ final class InstanceRowMapper {
                 rs.getInt("attempt"),
                 rs.getString("error"),
                 rs.getString("params"),
+                JdbcValues.getInstant(rs, "call_started_at_ms"),
                 JdbcValues.getInstant(rs, "created_at_ms"),
                 JdbcValues.getInstant(rs, "updated_at_ms"));
     }

@@ -13,21 +13,37 @@ import java.util.List;
 final class InstanceSql {
 
     static final List<String> INSERT_COLUMNS = List.of("id", "job_id", "status", "scheduled_trigger_time_ms",
-            "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "created_at_ms",
-            "updated_at_ms");
+            "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
+            "created_at_ms", "updated_at_ms");
 
     static final String COLUMNS = String.join(", ", INSERT_COLUMNS);
 
-    /** Parameters: the 11 {@link #INSERT_COLUMNS} in order. */
+    /** Parameters: the 12 {@link #INSERT_COLUMNS} in order. */
     static final String INSERT = "INSERT INTO tw_instance (" + COLUMNS + ")"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
-     * Parameters: new next trigger, job id, expected next trigger. The job's compare-and-set; it also takes the
-     * job's row lock, which serialises everything that creates instances for the job.
+     * Parameters: new next trigger, job id, expected next trigger, expected version. The job's compare-and-set; it
+     * also takes the job's row lock, which serialises everything that creates instances for the job. The version
+     * makes a pass planned from a job that a user has changed since write nothing: the changed schedule stands.
      */
     static final String ADVANCE_JOB = "UPDATE tw_job SET next_trigger_time_ms = ?"
-            + " WHERE id = ? AND enabled = TRUE AND next_trigger_time_ms IS NOT DISTINCT FROM ?";
+            + " WHERE id = ? AND enabled = TRUE AND next_trigger_time_ms IS NOT DISTINCT FROM ? AND version = ?";
+
+    /**
+     * Parameters: job id. Locks a fixed-delay job whose chain waits on a completion (enabled, no next trigger) and
+     * returns its row if so; serialises follow-ups of one job with each other and with loaders.
+     */
+    static final String LOCK_FIXED_DELAY_JOB_AWAITING_FOLLOW_UP = "SELECT id FROM tw_job WHERE id = ?"
+            + " AND enabled = TRUE AND next_trigger_time_ms IS NULL AND schedule_type = 'FIXED_DELAY' FOR UPDATE";
+
+    /**
+     * Parameters: job id. A scheduled instance of the job that is still waiting or dispatching: a fixed-delay chain
+     * already goes on from it. Served by the (job_id, id) index.
+     */
+    static final String SELECT_LIVE_SCHEDULED_OF_JOB = "SELECT id FROM tw_instance WHERE job_id = ?"
+            + " AND scheduled_trigger_time_ms IS NOT NULL AND status IN ('WAITING', 'DISPATCHING')"
+            + " FETCH FIRST 1 ROWS ONLY";
 
     /** Parameters: job id. Locks the job row so a concurrent delete cannot leave this instance behind. */
     static final String LOCK_JOB = "SELECT id FROM tw_job WHERE id = ? FOR UPDATE";
@@ -50,7 +66,15 @@ final class InstanceSql {
 
     /** Parameters: to, expected trigger, error, updated at, id, from. */
     static final String RETRY = "UPDATE tw_instance SET status = ?, expected_trigger_time_ms = ?, error = ?,"
-            + " updated_at_ms = ? WHERE id = ? AND status = ?";
+            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?";
+
+    /** Parameters: to, updated at, id, from. The claim undone: the same attempt is claimed again. */
+    static final String RELEASE = "UPDATE tw_instance SET status = ?, attempt = attempt - 1,"
+            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?";
+
+    /** Parameters: call started at, ids (BIGINT array), status. */
+    static final String MARK_CALL_STARTED = "UPDATE tw_instance SET call_started_at_ms = ?"
+            + " WHERE id = ANY(?) AND status = ?";
 
     /** Parameters: to, updated at, id, from. */
     static final String CANCEL = "UPDATE tw_instance SET status = ?, updated_at_ms = ? WHERE id = ? AND status = ?";

@@ -65,6 +65,29 @@ final class InstanceTransitions {
         return finish(InstanceTransition.FAIL, instanceId, error);
     }
 
+    boolean markInterrupted(long instanceId, String reason) {
+        return finish(InstanceTransition.INTERRUPT, instanceId, reason);
+    }
+
+    /** WAITING → CANCELLED with a reason: the same statement shape as a finish (status, error, updated at). */
+    boolean skip(long instanceId, String reason) {
+        return finish(InstanceTransition.SKIP, instanceId, reason);
+    }
+
+    boolean release(long instanceId) {
+        InstanceTransition t = InstanceTransition.RELEASE;
+        long nowMs = clock.millis();
+        return runner.autoCommit("release instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RELEASE)) {
+                ps.setString(1, t.to().name());
+                ps.setLong(2, nowMs);
+                ps.setLong(3, instanceId);
+                ps.setString(4, t.from().name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
     private boolean finish(InstanceTransition t, long instanceId, String error) {
         long nowMs = clock.millis();
         return runner.autoCommit(t + " instance " + instanceId, connection -> {

@@ -54,20 +54,53 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public AdvanceResult createInstancesAndAdvanceJob(
-            long jobId, Instant expectedNextTrigger, Instant newNextTrigger, List<NewInstance> instances) {
+    public AdvanceResult createInstancesAndAdvanceJob(JobAdvance advance) {
+        long jobId = advance.jobId();
+        List<NewInstance> instances = advance.instances();
         checkOneBatchOfSlots(jobId, instances);
         List<Long> ids = instances.stream().map(NewInstance::id).toList();
         long nowMs = clock.millis();
         try {
             return runner.inTransaction("create instances and advance job " + jobId, connection -> {
-                if (!advanceJob(connection, jobId, expectedNextTrigger, newNextTrigger)) {
+                if (!advanceJob(connection, advance)) {
                     return AdvanceResult.LOST;
                 }
                 return insertSlotsIfAbsent(connection, instances, nowMs);
             });
         } catch (StoreException e) {
             throw duplicateIds.translate(e, ids);
+        }
+    }
+
+    @Override
+    public boolean createFollowUp(NewInstance next) {
+        Objects.requireNonNull(next, "next");
+        long nowMs = clock.millis();
+        try {
+            return runner.inTransaction("create follow-up of job " + next.jobId(), connection -> {
+                // The job row lock first: every later statement of this transaction reads what was committed by
+                // whoever held it before (a follow-up, a loader), so two completions cannot both see "no chain".
+                try (PreparedStatement lock = connection.prepareStatement(
+                        InstanceSql.LOCK_FIXED_DELAY_JOB_AWAITING_FOLLOW_UP)) {
+                    lock.setLong(1, next.jobId());
+                    try (ResultSet rs = lock.executeQuery()) {
+                        if (!rs.next()) {
+                            return false;
+                        }
+                    }
+                }
+                try (PreparedStatement live = connection.prepareStatement(InstanceSql.SELECT_LIVE_SCHEDULED_OF_JOB)) {
+                    live.setLong(1, next.jobId());
+                    try (ResultSet rs = live.executeQuery()) {
+                        if (rs.next()) {
+                            return false;
+                        }
+                    }
+                }
+                return insertSlotsIfAbsent(connection, List.of(next), nowMs).created().size() == 1;
+            });
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, List.of(next.id()));
         }
     }
 
@@ -110,12 +143,12 @@ final class JdbcInstanceStore implements InstanceStore {
         duplicateIds.checkDistinct(instances.stream().map(NewInstance::id).toList());
     }
 
-    private static boolean advanceJob(Connection connection, long jobId, Instant expected, Instant next)
-            throws SQLException {
+    private static boolean advanceJob(Connection connection, JobAdvance advance) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(InstanceSql.ADVANCE_JOB)) {
-            JdbcValues.setInstant(ps, 1, next);
-            ps.setLong(2, jobId);
-            JdbcValues.setInstant(ps, 3, expected);
+            JdbcValues.setInstant(ps, 1, advance.newNextTrigger());
+            ps.setLong(2, advance.jobId());
+            JdbcValues.setInstant(ps, 3, advance.expectedNextTrigger());
+            ps.setLong(4, advance.expectedVersion());
             return ps.executeUpdate() == 1;
         }
     }
@@ -212,6 +245,26 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public boolean retry(long instanceId, Instant nextTriggerTime, String error) {
         return transitions.retry(instanceId, nextTriggerTime, error);
+    }
+
+    @Override
+    public boolean release(long instanceId) {
+        return transitions.release(instanceId);
+    }
+
+    @Override
+    public boolean markInterrupted(long instanceId, String reason) {
+        return transitions.markInterrupted(instanceId, reason);
+    }
+
+    @Override
+    public void markCallStarted(Collection<Long> instanceIds, Instant now) {
+        batchTransitions.markCallStarted(instanceIds, now);
+    }
+
+    @Override
+    public boolean skip(long instanceId, String reason) {
+        return transitions.skip(instanceId, reason);
     }
 
     @Override

@@ -241,7 +241,8 @@ final class JdbcJobStore implements JobStore {
         ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
                 millis(s.at()));
         return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), millis(job.nextTriggerTime()), millis(job.createdAt()),
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), millis(job.nextTriggerTime()),
+                millis(job.createdAt()),
                 millis(job.updatedAt()), job.version());
     }
 

@@ -34,9 +34,11 @@ public final class JdbcStores implements AutoCloseable {
     private final SqlDialect dialect;
     private final JobStore jobs;
     private final InstanceStore instances;
+    private final String redactedUrl;
 
     private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config) {
         this.dataSource = dataSource;
+        this.redactedUrl = config.redactedJdbcUrl();
         this.dialect = dialect;
         TransactionRunner runner = new TransactionRunner(dataSource);
         this.jobs = new JdbcJobStore(runner, dialect, config.clock());
@@ -56,7 +58,12 @@ public final class JdbcStores implements AutoCloseable {
      */
     public static JdbcStores open(JdbcStoreConfig config) {
         SqlDialect dialect = SqlDialect.forJdbcUrl(config.jdbcUrl());
-        HikariDataSource dataSource = new HikariDataSource(hikariConfig(config));
+        HikariDataSource dataSource;
+        try {
+            dataSource = new HikariDataSource(hikariConfig(config));
+        } catch (RuntimeException e) {
+            throw inUse(e, config).orElseThrow(() -> e);
+        }
         try {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
@@ -104,6 +111,19 @@ public final class JdbcStores implements AutoCloseable {
         return instances;
     }
 
+    /**
+     * Takes the lock a running server holds on its store; a second server on the same store gets
+     * {@link dev.tickwheel.server.store.StoreInUseException}. Closing the returned lock, or this pool, releases it.
+     */
+    public SingleServerLock lockForServer() {
+        return SingleServerLock.acquire(dataSource, dialect, redactedUrl);
+    }
+
+    /** The JDBC URL with any password removed, for logs. */
+    public String redactedUrl() {
+        return redactedUrl;
+    }
+
     /** The dialect in use: {@code h2} or {@code postgresql}. */
     public String dialectName() {
         return dialect.name();
@@ -121,6 +141,18 @@ public final class JdbcStores implements AutoCloseable {
             dataSource.close();
             log.info("Store closed: dialect={}", dialect.name());
         }
+    }
+
+    /** H2's "Database may be already in use" (another process has the file), as one clear sentence. */
+    private static java.util.Optional<RuntimeException> inUse(RuntimeException e, JdbcStoreConfig config) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && sql.getErrorCode() == 90020) { // DATABASE_ALREADY_OPEN_1
+                return java.util.Optional.of(new dev.tickwheel.server.store.StoreInUseException("the H2 database "
+                        + config.redactedJdbcUrl() + " is in use by another process (another Tickwheel server?);"
+                        + " H2 serves one server: stop the other one, or use PostgreSQL", e));
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -23,11 +24,11 @@ final class JobRowMapper {
     private JobRowMapper() {
     }
 
-    /** Binds the 19 columns of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0. */
+    /** Binds the 23 columns of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0. */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs) throws SQLException {
         ps.setLong(1, job.id());
         int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.nextTriggerTime());
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, nowMs);
         ps.setLong(next, 0L);
@@ -36,7 +37,7 @@ final class JobRowMapper {
     /** Binds the parameters of {@link JobSql#UPDATE_IF_VERSION}. */
     static void bindUpdate(PreparedStatement ps, Job job, long nowMs) throws SQLException {
         int next = bindDefinition(ps, 1, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.nextTriggerTime());
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, job.id());
         ps.setLong(next, job.version());
@@ -44,7 +45,7 @@ final class JobRowMapper {
 
     private static int bindDefinition(PreparedStatement ps, int first, String name, ScheduleSpec schedule,
             Target target, String params, boolean enabled, MisfirePolicy misfirePolicy, RetryPolicy retryPolicy,
-            Instant nextTriggerTime) throws SQLException {
+            DeliveryPolicy delivery, Instant nextTriggerTime) throws SQLException {
         int i = first;
         ps.setString(i++, name);
         ps.setString(i++, schedule.type().name());
@@ -60,6 +61,10 @@ final class JobRowMapper {
         ps.setString(i++, misfirePolicy.name());
         ps.setInt(i++, retryPolicy.maxAttempts());
         ps.setLong(i++, retryPolicy.backoffMs());
+        ps.setString(i++, delivery.guarantee().name());
+        ps.setLong(i++, delivery.timeoutMs());
+        ps.setInt(i++, delivery.maxConcurrent());
+        ps.setString(i++, delivery.overLimit().name());
         JdbcValues.setInstant(ps, i++, nextTriggerTime);
         return i;
     }
@@ -82,6 +87,9 @@ final class JobRowMapper {
                 rs.getBoolean("enabled"),
                 MisfirePolicy.valueOf(rs.getString("misfire_policy")),
                 new RetryPolicy(rs.getInt("retry_max_attempts"), rs.getLong("retry_backoff_ms")),
+                new DeliveryPolicy(DeliveryPolicy.Guarantee.valueOf(rs.getString("delivery_guarantee")),
+                        rs.getLong("timeout_ms"), rs.getInt("max_concurrent"),
+                        DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit"))),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),
                 JdbcValues.getInstant(rs, "created_at_ms"),
                 JdbcValues.getInstant(rs, "updated_at_ms"),

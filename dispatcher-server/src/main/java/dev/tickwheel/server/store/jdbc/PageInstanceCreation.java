@@ -32,7 +32,7 @@ import java.util.Set;
  */
 final class PageInstanceCreation {
 
-    /** Rows per multi-row insert: 11 parameters each, well under PostgreSQL's 65 535 bind parameters. */
+    /** Rows per multi-row insert: 12 parameters each, well under PostgreSQL's 65 535 bind parameters. */
     static final int ROWS_PER_INSERT = 1_000;
 
     private final InstanceSql sql;
@@ -52,6 +52,7 @@ final class PageInstanceCreation {
                 JdbcValues.setInstant(ps, 1, a.newNextTrigger());
                 ps.setLong(2, a.jobId());
                 JdbcValues.setInstant(ps, 3, a.expectedNextTrigger());
+                ps.setLong(4, a.expectedVersion());
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();

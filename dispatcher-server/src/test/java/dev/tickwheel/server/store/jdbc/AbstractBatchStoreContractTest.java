@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -203,7 +204,7 @@ abstract class AbstractBatchStoreContractTest {
         Job stale = insertJob(START);
         Job withSlotTaken = insertJob(START);
         NewInstance taken = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START, null);
-        instances.createInstancesAndAdvanceJob(withSlotTaken.id(), START, START, List.of(taken));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, START, List.of(taken)));
 
         NewInstance a = new NewInstance(ids.incrementAndGet(), fresh.id(), START, null);
         NewInstance b = new NewInstance(ids.incrementAndGet(), fresh.id(), START.plusSeconds(1), null);
@@ -211,9 +212,9 @@ abstract class AbstractBatchStoreContractTest {
         NewInstance again = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START, null);
         NewInstance d = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START.plusSeconds(1), null);
         List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(List.of(
-                new JobAdvance(fresh.id(), START, START.plusSeconds(2), List.of(a, b)),
-                new JobAdvance(stale.id(), START.minusSeconds(1), START.plusSeconds(2), List.of(c)),
-                new JobAdvance(withSlotTaken.id(), START, null, List.of(again, d))));
+                new JobAdvance(fresh.id(), versionOf(fresh.id()), START, START.plusSeconds(2), List.of(a, b)),
+                new JobAdvance(stale.id(), versionOf(stale.id()), START.minusSeconds(1), START.plusSeconds(2), List.of(c)),
+                new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, null, List.of(again, d))));
 
         assertEquals(new AdvanceResult(true, List.of(a, b), List.of()), results.get(0));
         assertEquals(AdvanceResult.LOST, results.get(1));
@@ -235,7 +236,7 @@ abstract class AbstractBatchStoreContractTest {
             NewInstance second = new NewInstance(ids.incrementAndGet(), job.id(), START.plusMillis(1), null);
             expected.add(first.id());
             expected.add(second.id());
-            advances.add(new JobAdvance(job.id(), START, null, List.of(first, second)));
+            advances.add(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(first, second)));
         }
         AtomicInteger created = new AtomicInteger();
         instances.createInstancesAndAdvanceJobs(advances).forEach(r -> created.addAndGet(r.created().size()));
@@ -248,13 +249,18 @@ abstract class AbstractBatchStoreContractTest {
 
     private Job insertJob(Instant nextTrigger) {
         return jobs.insert(new NewJob(ids.incrementAndGet(), "batch", ScheduleSpec.cron("0/1 * * * * ?", "UTC"),
-                Target.handler("h"), null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, nextTrigger));
+                Target.handler("h"), null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger));
     }
 
     private List<NewInstance> createWaiting(Job job, int count) {
         List<NewInstance> batch = IntStream.range(0, count)
                 .mapToObj(i -> new NewInstance(ids.incrementAndGet(), job.id(), START.plusMillis(i), null)).toList();
-        assertTrue(instances.createInstancesAndAdvanceJob(job.id(), job.nextTriggerTime(), null, batch).advanced());
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), job.nextTriggerTime(), null, batch)).advanced());
         return batch;
+    }
+
+    /** The job's stored version (0 for an unknown job): what a loader that just read it would expect. */
+    private long versionOf(long jobId) {
+        return jobs.get(jobId).map(dev.tickwheel.server.job.Job::version).orElse(0L);
     }
 }

@@ -1,5 +1,7 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.store.JobAdvance;
+import dev.tickwheel.server.job.DeliveryPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -118,7 +120,7 @@ abstract class AbstractStoreContractTest {
 
     NewJob newJob(Instant nextTrigger) {
         return new NewJob(nextId(), "job", ScheduleSpec.fixedRate(1_000, START), Target.handler("noop"), null,
-                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, nextTrigger);
+                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger);
     }
 
     Job insertJob(Instant nextTrigger) {
@@ -144,6 +146,7 @@ abstract class AbstractStoreContractTest {
             case SUCCEEDED -> assertTrue(instances.claim(id, START) && instances.markSucceeded(id));
             case FAILED -> assertTrue(instances.claim(id, START) && instances.markFailed(id, "boom"));
             case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+            case INTERRUPTED -> assertTrue(instances.claim(id, START) && instances.markInterrupted(id, "cut"));
         }
         return instances.get(id).orElseThrow();
     }
@@ -155,6 +158,7 @@ abstract class AbstractStoreContractTest {
         NewJob job = new NewJob(nextId(), "nightly report", new ScheduleSpec(ScheduleType.CRON, "0 0 2 * * ?",
                 "Europe/Berlin", 5_000L, 7_000L, START), Target.webhook("https://example.com/hook?a=1"),
                 "{\"k\":\"v\"}", false, MisfirePolicy.FIRE_ALL, new RetryPolicy(3, 2_500),
+                new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_MOST_ONCE, 2_500, 3, DeliveryPolicy.OverLimit.SKIP),
                 START.plusSeconds(60));
 
         Job inserted = jobs.insert(job);
@@ -178,7 +182,7 @@ abstract class AbstractStoreContractTest {
     @Test
     void insert_nullableFieldsNull_readBackAsNull() {
         NewJob job = new NewJob(nextId(), "api", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
 
         jobs.insert(job);
 
@@ -192,7 +196,7 @@ abstract class AbstractStoreContractTest {
     void insert_duplicateId_throwsDuplicateIdExceptionNamingId() {
         Job first = insertJob(START);
         NewJob again = new NewJob(first.id(), "other", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> jobs.insert(again));
 
@@ -206,7 +210,7 @@ abstract class AbstractStoreContractTest {
         Job taken = insertJob(START);
         NewJob fresh = newJob(START);
         NewJob clash = new NewJob(taken.id(), "clash", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> jobs.insertAll(List.of(fresh, clash)));
@@ -427,7 +431,7 @@ abstract class AbstractStoreContractTest {
         List<NewInstance> batch = List.of(newInstance(job.id(), START), newInstance(job.id(), START.plusSeconds(2)),
                 newInstance(job.id(), START.plusSeconds(4)));
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(6), batch);
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(6), batch));
 
         assertTrue(result.advanced());
         assertEquals(batch, result.created());
@@ -435,7 +439,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
-                null, START_MS, START_MS), first);
+                null, null, START_MS, START_MS), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
     }
@@ -444,8 +448,8 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_staleExpectedTrigger_returnsLostAndWritesNothing() {
         Job job = insertJob(START.plusSeconds(2));
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(4),
-                List.of(newInstance(job.id(), START)));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(4),
+                List.of(newInstance(job.id(), START))));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(START_MS.plusSeconds(2), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -456,15 +460,15 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_slotAlreadyFilled_skipsDuplicateAndCreatesRest() {
         Job job = insertJob(START);
         NewInstance original = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2), List.of(original));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2), List.of(original)));
         // A rewind (say, a user edit) sets the next trigger back; the loader then re-creates the old slot.
         Job rewound = jobs.update(jobs.get(job.id()).orElseThrow().withSchedule(job.schedule(), START))
                 .orElseThrow();
         NewInstance again = newInstance(job.id(), START);
         NewInstance next = newInstance(job.id(), START.plusSeconds(2));
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), rewound.nextTriggerTime(),
-                START.plusSeconds(4), List.of(again, next));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), rewound.nextTriggerTime(),
+                START.plusSeconds(4), List.of(again, next)));
 
         assertTrue(result.advanced());
         assertEquals(List.of(next), result.created());
@@ -478,8 +482,8 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_disabledJob_returnsLost() {
         Job job = jobs.update(insertJob(START).withEnabled(false)).orElseThrow();
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
-                List.of(newInstance(job.id(), START)));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
+                List.of(newInstance(job.id(), START))));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, instances.list(job.id(), null, 0, 10).items().size());
@@ -489,8 +493,8 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_unknownJob_returnsLost() {
         long ghost = nextId();
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(ghost, START, START.plusSeconds(2),
-                List.of(newInstance(ghost, START)));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(ghost, versionOf(ghost), START, START.plusSeconds(2),
+                List.of(newInstance(ghost, START))));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, instances.list(ghost, null, 0, 10).items().size());
@@ -500,8 +504,8 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_nullExpectedOnJobWithoutNextTrigger_advances() {
         Job job = insertJob(null);
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), null, START.plusSeconds(9),
-                List.of());
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9),
+                List.of()));
 
         assertTrue(result.advanced());
         assertEquals(START_MS.plusSeconds(9), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -512,7 +516,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
 
         assertEquals(AdvanceResult.LOST,
-                instances.createInstancesAndAdvanceJob(job.id(), null, START.plusSeconds(9), List.of()));
+                instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9), List.of())));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -520,7 +524,7 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_lastInstance_setsNextTriggerToNull() {
         Job job = insertJob(START);
 
-        instances.createInstancesAndAdvanceJob(job.id(), START, null, List.of(newInstance(job.id(), START)));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START))));
 
         assertNull(jobs.get(job.id()).orElseThrow().nextTriggerTime());
         assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10).isEmpty());
@@ -532,8 +536,8 @@ abstract class AbstractStoreContractTest {
         Job other = insertJob(START);
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
-                        List.of(newInstance(other.id(), START))));
+                () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
+                        List.of(newInstance(other.id(), START)))));
 
         assertTrue(e.getMessage().contains(String.valueOf(other.id())), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -543,8 +547,8 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_twoInstancesSameTrigger_throwsIllegalArgument() {
         Job job = insertJob(START);
 
-        assertThrows(IllegalArgumentException.class, () -> instances.createInstancesAndAdvanceJob(job.id(), START,
-                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START))));
+        assertThrows(IllegalArgumentException.class, () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
+                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START)))));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -556,8 +560,8 @@ abstract class AbstractStoreContractTest {
         NewInstance clash = new NewInstance(existing.id(), job.id(), START.plusSeconds(1), null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
-                () -> instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(2),
-                        List.of(fresh, clash)));
+                () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
+                        List.of(fresh, clash))));
 
         assertEquals(existing.id(), e.id());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -583,7 +587,7 @@ abstract class AbstractStoreContractTest {
     void insertInstance_onDemandRunAtScheduledSlot_bothStored() {
         Job job = insertJob(START);
         NewInstance scheduled = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(1), List.of(scheduled));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled)));
 
         Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
 
@@ -674,7 +678,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 2_500)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(job.id(), START, null, batch);
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
 
         Set<Long> claimed = instances.claimAll(ids, START);
@@ -725,7 +729,7 @@ abstract class AbstractStoreContractTest {
     void retry_dispatching_returnsToWaitingAtNewTimeKeepingSlot() {
         Job job = insertJob(START);
         NewInstance slot = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(job.id(), START, START.plusSeconds(1), List.of(slot));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot)));
         instances.claim(slot.id(), START);
 
         assertTrue(instances.retry(slot.id(), START.plusSeconds(30), "timeout after 5000 ms"));
@@ -784,7 +788,10 @@ abstract class AbstractStoreContractTest {
         MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markSucceeded(id)),
         MARK_FAILED(InstanceStatus.DISPATCHING, (s, id) -> s.markFailed(id, "e")),
         RETRY(InstanceStatus.DISPATCHING, (s, id) -> s.retry(id, START.plusSeconds(9), "e")),
-        CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancel(id) == CancelOutcome.CANCELLED);
+        CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancel(id) == CancelOutcome.CANCELLED),
+        RELEASE(InstanceStatus.DISPATCHING, (s, id) -> s.release(id)),
+        MARK_INTERRUPTED(InstanceStatus.DISPATCHING, (s, id) -> s.markInterrupted(id, "cut")),
+        SKIP(InstanceStatus.WAITING, (s, id) -> s.skip(id, "over the limit"));
 
         final InstanceStatus requires;
         final java.util.function.BiFunction<InstanceStore, Long, Boolean> call;
@@ -888,6 +895,98 @@ abstract class AbstractStoreContractTest {
         assertEquals(dispatching, allDispatching.stream().map(Instance::id).toList());
     }
 
+    // ---------------------------------------------------------------- delivery (issue 10)
+
+    @Test
+    void release_claimedInstance_waitsAgainAsTheSameAttempt() {
+        Instance claimed = instanceIn(InstanceStatus.DISPATCHING);
+        instances.markCallStarted(List.of(claimed.id()), START);
+        assertEquals(1, claimed.attempt());
+
+        assertTrue(instances.release(claimed.id()));
+
+        Instance released = instances.get(claimed.id()).orElseThrow();
+        assertEquals(InstanceStatus.WAITING, released.status());
+        assertEquals(0, released.attempt(), "the claim is undone, so the next claim makes the same attempt");
+        assertNull(released.callStartedAt());
+        assertEquals(claimed.expectedTriggerTime(), released.expectedTriggerTime());
+        assertEquals(1, instances.claimBatch(List.of(claimed.id()), START).get(0).attempt());
+    }
+
+    @Test
+    void markCallStarted_marksDispatchingRowsOnly() {
+        Instance dispatching = instanceIn(InstanceStatus.DISPATCHING);
+        Instance waiting = instanceIn(InstanceStatus.WAITING);
+
+        instances.markCallStarted(List.of(dispatching.id(), waiting.id(), 987_654_321L), START.plusSeconds(3));
+
+        assertEquals(START_MS.plusSeconds(3), instances.get(dispatching.id()).orElseThrow().callStartedAt());
+        assertNull(instances.get(waiting.id()).orElseThrow().callStartedAt());
+    }
+
+    @Test
+    void retry_afterMarkedCall_clearsTheMark() {
+        Instance dispatching = instanceIn(InstanceStatus.DISPATCHING);
+        instances.markCallStarted(List.of(dispatching.id()), START);
+
+        assertTrue(instances.retry(dispatching.id(), START.plusSeconds(5), "boom"));
+
+        assertNull(instances.get(dispatching.id()).orElseThrow().callStartedAt());
+    }
+
+    @Test
+    void skip_waitingInstance_cancelsWithTheReason() {
+        Instance waiting = instanceIn(InstanceStatus.WAITING);
+
+        assertTrue(instances.skip(waiting.id(), "skipped: over the limit"));
+
+        Instance skipped = instances.get(waiting.id()).orElseThrow();
+        assertEquals(InstanceStatus.CANCELLED, skipped.status());
+        assertEquals("skipped: over the limit", skipped.error());
+    }
+
+    @Test
+    void advance_plannedFromAVersionAUserChangedSince_isLostAndWritesNothing() {
+        Job read = insertJob(START);
+        Job updated = jobs.update(read.withName("renamed")).orElseThrow(); // same next trigger, version 1
+        assertEquals(read.nextTriggerTime(), updated.nextTriggerTime());
+
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(read.id(), read.version(),
+                START, START.plusSeconds(1), List.of(newInstance(read.id(), START))));
+
+        assertFalse(result.advanced());
+        assertEquals(0, instances.list(read.id(), null, 0, 10).items().size());
+        assertEquals(START_MS, jobs.get(read.id()).orElseThrow().nextTriggerTime());
+    }
+
+    private Job insertFixedDelayJob(boolean enabled, Instant nextTrigger) {
+        return jobs.insert(new NewJob(nextId(), "fixed delay", ScheduleSpec.fixedDelay(1_000), Target.handler("h"),
+                null, enabled, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger));
+    }
+
+    @Test
+    void createFollowUp_oneChainPerJob_whateverTheCompletionsInterleave() {
+        Job job = insertFixedDelayJob(true, null);
+        NewInstance first = newInstance(job.id(), START);
+        NewInstance second = newInstance(job.id(), START.plusMillis(1));
+
+        assertTrue(instances.createFollowUp(first));
+        assertFalse(instances.createFollowUp(second), "the first follow-up still waits: its chain goes on");
+        assertTrue(instances.claim(first.id(), START) && instances.markSucceeded(first.id()));
+        assertTrue(instances.createFollowUp(second), "the chain's instance completed: the next one follows");
+    }
+
+    @Test
+    void createFollowUp_jobDisabledOrWithANextTrigger_createsNothing() {
+        Job disabled = insertFixedDelayJob(false, null);
+        Job restarted = insertFixedDelayJob(true, START.plusSeconds(1)); // updated or re-enabled: a new chain
+
+        assertFalse(instances.createFollowUp(newInstance(disabled.id(), START)));
+        assertFalse(instances.createFollowUp(newInstance(restarted.id(), START)));
+        assertEquals(0, instances.list(disabled.id(), null, 0, 10).items().size()
+                + instances.list(restarted.id(), null, 0, 10).items().size());
+    }
+
     @Test
     void countByStatus_someStatuses_countsEachAndZeroForTheRest() {
         instanceIn(InstanceStatus.WAITING);
@@ -897,7 +996,8 @@ abstract class AbstractStoreContractTest {
         Map<InstanceStatus, Long> counts = instances.countByStatus();
 
         assertEquals(Map.of(InstanceStatus.WAITING, 2L, InstanceStatus.DISPATCHING, 0L,
-                InstanceStatus.SUCCEEDED, 0L, InstanceStatus.FAILED, 1L, InstanceStatus.CANCELLED, 0L), counts);
+                InstanceStatus.SUCCEEDED, 0L, InstanceStatus.FAILED, 1L, InstanceStatus.CANCELLED, 0L,
+                InstanceStatus.INTERRUPTED, 0L), counts);
     }
 
     // ---------------------------------------------------------------- races
@@ -935,7 +1035,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, count)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        assertTrue(instances.createInstancesAndAdvanceJob(job.id(), START, null, batch).advanced());
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch)).advanced());
         return batch.stream().map(NewInstance::id).toList();
     }
 
@@ -1027,8 +1127,8 @@ abstract class AbstractStoreContractTest {
         race(2, racer -> {
             for (Job job : raced) {
                 List<NewInstance> batch = window.stream().map(t -> newInstance(job.id(), t)).toList();
-                AdvanceResult result = instances.createInstancesAndAdvanceJob(job.id(), START,
-                        START.plusSeconds(6), batch);
+                AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
+                        START.plusSeconds(6), batch));
                 if (result.advanced()) {
                     assertEquals(batch, result.created());
                     advances.merge(job.id(), 1, Integer::sum);
@@ -1079,7 +1179,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 300)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(job.id(), START, null, batch);
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
         Set<Long> claimed = ConcurrentHashMap.newKeySet();
         List<JobDeletion> deletion = new CopyOnWriteArrayList<>();
@@ -1104,5 +1204,9 @@ abstract class AbstractStoreContractTest {
                     "instance " + id);
         }
     }
-}
 
+    /** The job's stored version (0 for an unknown job): what a loader that just read it would expect. */
+    private long versionOf(long jobId) {
+        return jobs.get(jobId).map(dev.tickwheel.server.job.Job::version).orElse(0L);
+    }
+}

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +28,7 @@ class JdbcStoresTest {
         String url = "jdbc:h2:file:" + dir.resolve("tickwheel") + ";AUTO_SERVER=FALSE";
         try (JdbcStores stores = JdbcStores.open(url)) {
             stores.jobs().insert(new NewJob(1, "j", ScheduleSpec.api(), Target.handler("h"), null, true,
-                    MisfirePolicy.SKIP, RetryPolicy.NONE, null));
+                    MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null));
             stores.instances().insertInstance(new NewInstance(2, 1, T, null));
             assertEquals("h2", stores.dialectName());
         }
