@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * {@code java -jar tickwheel-server.jar [--demo] [--flag value ...]}: runs the engine and its HTTP API until SIGTERM.
  * This is the composition root: settings are read here (by {@link SettingsReader}) and nowhere else.
  *
- * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why).
+ * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why), 3 when
+ * another server already runs on the store (one line says so).
  */
 public final class Main {
 
@@ -36,7 +37,14 @@ public final class Main {
             System.exit(2);
             return;
         }
-        TickwheelApplication app = TickwheelApplication.start(settings);
+        TickwheelApplication app;
+        try {
+            app = TickwheelApplication.start(settings);
+        } catch (dev.tickwheel.server.store.StoreInUseException e) {
+            System.err.println("tickwheel: " + e.getMessage());
+            System.exit(3);
+            return;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             log.info("stopping: HTTP first, then the engine; pending instances stay WAITING in the store");

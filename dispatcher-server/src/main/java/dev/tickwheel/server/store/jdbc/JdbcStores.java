@@ -60,6 +60,7 @@ public final class JdbcStores implements AutoCloseable {
         SqlDialect dialect = SqlDialect.forJdbcUrl(config.jdbcUrl());
         HikariDataSource dataSource;
         try {
+            refuseH2FileInUse(config);
             dataSource = new HikariDataSource(hikariConfig(config));
         } catch (RuntimeException e) {
             throw inUse(e, config).orElseThrow(() -> e);
@@ -140,6 +141,26 @@ public final class JdbcStores implements AutoCloseable {
         if (!dataSource.isClosed()) {
             dataSource.close();
             log.info("Store closed: dialect={}", dialect.name());
+        }
+    }
+
+    /**
+     * Opens an H2 file database once before the pool does: if another process has it, H2 refuses at once, and the
+     * refusal becomes one clear {@link dev.tickwheel.server.store.StoreInUseException} rather than the pool's logged
+     * stack trace.
+     */
+    private static void refuseH2FileInUse(JdbcStoreConfig config) {
+        String url = config.jdbcUrl();
+        if (!url.startsWith("jdbc:h2:") || url.startsWith("jdbc:h2:mem:") || url.startsWith("jdbc:h2:tcp:")) {
+            return;
+        }
+        try (java.sql.Connection probe = java.sql.DriverManager.getConnection(url,
+                config.username() == null ? "" : config.username(),
+                config.password() == null ? "" : config.password())) {
+            probe.isValid(1);
+        } catch (java.sql.SQLException e) {
+            RuntimeException wrapped = new dev.tickwheel.server.store.StoreException("cannot open " + url, e);
+            throw inUse(wrapped, config).orElse(wrapped);
         }
     }
 

@@ -1,0 +1,303 @@
+package dev.tickwheel.server.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tickwheel.server.Await;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.jdbc.JdbcStores;
+import dev.tickwheel.server.wheel.InstanceTimeWheelService;
+import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.SettableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatch path with a fake target whose calls the test ends by hand, a settable wall clock, and a real store
+ * (H2 in memory): what is claimed when, what the slots let through, what an outcome writes. No sleeps: the test waits
+ * for states that the dispatcher's threads reach.
+ */
+class InstanceDispatcherTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Instant NOW = Instant.parse("2031-03-01T10:00:00Z");
+    private static final AtomicLong IDS = new AtomicLong(5_000);
+
+    /** A webhook target that never calls anyone: it records each call and lets the test end it. */
+    static final class FakeTarget implements TargetInvoker {
+        record Call(JobContext context, Duration timeout, CompletableFuture<Void> result) {
+        }
+
+        final List<Call> calls = new CopyOnWriteArrayList<>();
+        final Map<Long, Instance> rowAtCall = new ConcurrentHashMap<>();
+        volatile InstanceStore store;
+
+        @Override
+        public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+            if (store != null) {
+                store.get(context.instanceId()).ifPresent(row -> rowAtCall.put(context.instanceId(), row));
+            }
+            CompletableFuture<Void> result = new CompletableFuture<>();
+            calls.add(new Call(context, timeout, result));
+            return result;
+        }
+
+        Call callOf(long instanceId) {
+            return calls.stream().filter(c -> c.context().instanceId() == instanceId).findFirst().orElse(null);
+        }
+    }
+
+    private final SettableClock clock = new SettableClock(NOW);
+    private final FakeTarget target = new FakeTarget();
+    private final List<Long> completed = new CopyOnWriteArrayList<>();
+    private JdbcStores stores;
+    private InstanceTimeWheelService wheel;
+    private InProcessHandlers handlers;
+    private InstanceDispatcher dispatcher;
+
+    private void start(int serverLimit, int perHostLimit) {
+        stores = JdbcStores.open(dev.tickwheel.server.store.jdbc.JdbcStoreConfig.builder()
+                .jdbcUrl("jdbc:h2:mem:dispatcher-" + IDS.incrementAndGet()).clock(clock).build());
+        wheel = InstanceTimeWheelService.builder().build();
+        handlers = new InProcessHandlers(Map.of(
+                "throws-error", ctx -> {
+                    throw new AssertionError("expected 3 but was 4");
+                },
+                "overflows", ctx -> recurse(1)), Map.of(), 1);
+        target.store = stores.instances();
+        dispatcher = new InstanceDispatcher(stores.instances(), new JobCatalog(stores.jobs(), Duration.ofMinutes(1)),
+                new TargetRouter(handlers, target, perHostLimit, serverLimit), wheel, clock, DispatchListener.NONE,
+                (job, instance, at) -> completed.add(instance.id()), serverLimit, Duration.ofSeconds(7));
+    }
+
+    private static int recurse(int depth) {
+        return recurse(depth + 1) + 1;
+    }
+
+    @AfterEach
+    void stop() {
+        wheel.close();
+        dispatcher.close(Duration.ofSeconds(1));
+        handlers.close();
+        stores.close();
+    }
+
+    private Job job(Target target, DeliveryPolicy delivery, RetryPolicy retry) {
+        return stores.jobs().insert(new NewJob(IDS.incrementAndGet(), "job", ScheduleSpec.api(), target, null, true,
+                MisfirePolicy.FIRE_ONCE_NOW, retry, delivery, null));
+    }
+
+    private Job webhookJob(String host, DeliveryPolicy delivery) {
+        return job(Target.webhook("http://" + host + "/hook"), delivery, RetryPolicy.NONE);
+    }
+
+    private long fireNow(Job job) {
+        Instance instance = stores.instances().insertInstance(new NewInstance(IDS.incrementAndGet(), job.id(), NOW,
+                null));
+        dispatcher.arm(instance.id(), job.id(), NOW);
+        return instance.id();
+    }
+
+    private InstanceStatus status(long id) {
+        return stores.instances().get(id).orElseThrow().status();
+    }
+
+    private long count(InstanceStatus status) {
+        return stores.instances().countByStatus().get(status);
+    }
+
+    @Test
+    void fired_moreThanTheServerLimit_claimsOnlyWhatCanBeCalled_andTheRestWaitsInTheStore() {
+        start(2, 100);
+        Job job = webhookJob("a.test", DeliveryPolicy.DEFAULT);
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(fireNow(job));
+        }
+
+        Await.until("2 calls and 3 instances waiting for a slot", WAIT,
+                () -> target.calls.size() == 2 && dispatcher.waitingForSlot() == 3);
+        assertEquals(2, count(InstanceStatus.DISPATCHING), "DISPATCHING rows are the calls in flight");
+        assertEquals(3, count(InstanceStatus.WAITING));
+        assertEquals(2, dispatcher.callsInFlight());
+
+        target.calls.get(0).result().complete(null);
+        Await.until("the freed slot admits the next instance", WAIT, () -> target.calls.size() == 3);
+        Await.until("the first is SUCCEEDED", WAIT, () -> count(InstanceStatus.SUCCEEDED) == 1);
+        assertEquals(2, count(InstanceStatus.DISPATCHING));
+        assertEquals(2, count(InstanceStatus.WAITING));
+    }
+
+    @Test
+    void stalledHost_atItsLimit_neverDelaysAnotherHostsCalls() {
+        start(100, 2);
+        Job stalled = webhookJob("stalled.test:8080", DeliveryPolicy.DEFAULT);
+        Job healthy = webhookJob("healthy.test:8080", DeliveryPolicy.DEFAULT);
+        for (int i = 0; i < 10; i++) {
+            fireNow(stalled);
+        }
+        Await.until("the stalled host's 2 calls in flight, 8 waiting", WAIT,
+                () -> target.calls.size() == 2 && dispatcher.waitingForSlot() == 8);
+
+        List<Long> healthyIds = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            healthyIds.add(fireNow(healthy));
+        }
+        // The healthy host has its own limit of 2: its calls go through as the test ends them, one by one.
+        for (int ended = 0; ended < 20; ended++) {
+            Await.until("a healthy call in flight", WAIT, () -> openCall(healthy) != null);
+            openCall(healthy).result().complete(null);
+        }
+        Await.until("every healthy instance SUCCEEDED while the stalled host's calls never ended", WAIT,
+                () -> healthyIds.stream().allMatch(id -> status(id) == InstanceStatus.SUCCEEDED));
+        assertEquals(2, target.calls.stream().filter(c -> c.context().jobId() == stalled.id()).count());
+        assertEquals(8, dispatcher.waitingForSlot());
+    }
+
+    private FakeTarget.Call openCall(Job job) {
+        return target.calls.stream().filter(c -> c.context().jobId() == job.id() && !c.result().isDone())
+                .findFirst().orElse(null);
+    }
+
+    @Test
+    void maxConcurrentWait_secondInstanceWaitsForTheFirstToEnd() {
+        start(100, 100);
+        Job job = webhookJob("a.test", new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 1,
+                DeliveryPolicy.OverLimit.WAIT));
+        long a = fireNow(job);
+        long b = fireNow(job);
+
+        Await.until("one call, one waiting", WAIT, () -> target.calls.size() == 1 && dispatcher.waitingForSlot() == 1);
+        long first = target.calls.get(0).context().instanceId();
+        long second = first == a ? b : a;
+        assertEquals(InstanceStatus.WAITING, status(second));
+        target.callOf(first).result().complete(null);
+
+        Await.until("the second is called once the first ended", WAIT, () -> target.callOf(second) != null);
+        target.callOf(second).result().complete(null);
+        Await.until("both SUCCEEDED", WAIT, () -> count(InstanceStatus.SUCCEEDED) == 2);
+    }
+
+    @Test
+    void maxConcurrentSkip_instanceOverTheLimitIsCancelledWithTheReason() {
+        start(100, 100);
+        Job job = webhookJob("a.test", new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 1,
+                DeliveryPolicy.OverLimit.SKIP));
+        long first = fireNow(job);
+        Await.until("the first is called", WAIT, () -> target.callOf(first) != null);
+
+        long second = fireNow(job);
+
+        Await.until("the second is skipped", WAIT, () -> status(second) == InstanceStatus.CANCELLED);
+        Instance skipped = stores.instances().get(second).orElseThrow();
+        assertTrue(skipped.error().startsWith("skipped:") && skipped.error().contains("maxConcurrent 1"),
+                skipped.error());
+        assertNull(target.callOf(second));
+        target.callOf(first).result().complete(null);
+        Await.until("the first SUCCEEDED", WAIT, () -> status(first) == InstanceStatus.SUCCEEDED);
+    }
+
+    @Test
+    void call_carriesTheKeyOfItsAttemptAndTheJobsDeadline() {
+        start(100, 100);
+        Job job = webhookJob("a.test", new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 1_500, 0,
+                DeliveryPolicy.OverLimit.WAIT));
+        Job defaults = webhookJob("b.test", DeliveryPolicy.DEFAULT);
+        long id = fireNow(job);
+        long other = fireNow(defaults);
+
+        Await.until("both called", WAIT, () -> target.calls.size() == 2);
+        assertEquals(id + "-1", target.callOf(id).context().idempotencyKey());
+        assertEquals(Duration.ofMillis(1_500), target.callOf(id).timeout());
+        assertEquals(Duration.ofSeconds(7), target.callOf(other).timeout(), "the server's default deadline");
+    }
+
+    @Test
+    void failedCall_withAttemptsLeft_isRetriedAfterTheBackoffUnderTheNextKey() {
+        start(100, 100);
+        Job job = job(Target.webhook("http://a.test/hook"), DeliveryPolicy.DEFAULT, new RetryPolicy(2, 60_000));
+        long id = fireNow(job);
+        Await.until("called", WAIT, () -> target.callOf(id) != null);
+
+        target.callOf(id).result().completeExceptionally(new java.io.IOException("webhook answered HTTP 503"));
+
+        Await.until("back to WAITING for its retry", WAIT, () -> status(id) == InstanceStatus.WAITING);
+        Instance waiting = stores.instances().get(id).orElseThrow();
+        assertEquals(NOW.plusSeconds(60), waiting.expectedTriggerTime());
+        assertEquals("webhook answered HTTP 503", waiting.error());
+        assertEquals(1, waiting.attempt());
+        Await.until("the failed call's slots came back", WAIT, () -> dispatcher.callsInFlight() == 0);
+        assertTrue(completed.isEmpty(), "a retried instance has not completed");
+    }
+
+    @Test
+    void handlerThrowingAnError_failsTheAttemptWithTheReason_andTheNextCallStillRuns() {
+        start(100, 100);
+        Job assertion = job(Target.handler("throws-error"), DeliveryPolicy.DEFAULT, RetryPolicy.NONE);
+        Job overflow = job(Target.handler("overflows"), DeliveryPolicy.DEFAULT, RetryPolicy.NONE);
+        long first = fireNow(assertion);
+        long second = fireNow(overflow);
+        long third = fireNow(assertion);
+
+        Await.until("all three FAILED on the one handler thread", WAIT, () -> count(InstanceStatus.FAILED) == 3);
+        assertEquals("AssertionError: expected 3 but was 4", stores.instances().get(first).orElseThrow().error());
+        assertEquals("StackOverflowError", stores.instances().get(second).orElseThrow().error());
+        assertEquals("AssertionError: expected 3 but was 4", stores.instances().get(third).orElseThrow().error());
+        assertEquals(0, dispatcher.callsInFlight(), "no slot leaked");
+        assertEquals(List.of(first, second, third).size(), completed.size());
+    }
+
+    @Test
+    void atMostOnceJob_marksTheCallStartedBeforeCalling_atLeastOnceJobDoesNot() {
+        start(100, 100);
+        Job atMostOnce = webhookJob("a.test", new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_MOST_ONCE, 0, 0,
+                DeliveryPolicy.OverLimit.WAIT));
+        Job atLeastOnce = webhookJob("a.test", DeliveryPolicy.DEFAULT);
+        long marked = fireNow(atMostOnce);
+        long unmarked = fireNow(atLeastOnce);
+
+        Await.until("both called", WAIT, () -> target.calls.size() == 2);
+        assertNotNull(target.rowAtCall.get(marked).callStartedAt(), "the mark is durable before the call");
+        assertEquals(InstanceStatus.DISPATCHING, target.rowAtCall.get(marked).status());
+        assertNull(target.rowAtCall.get(unmarked).callStartedAt());
+    }
+
+    @Test
+    void cancelledWhileWaitingForASlot_isNeverCalled_andGivesItsSlotOnward() {
+        start(1, 100);
+        Job job = webhookJob("a.test", DeliveryPolicy.DEFAULT);
+        List<Long> ids = new ArrayList<>(List.of(fireNow(job), fireNow(job), fireNow(job)));
+        Await.until("one call, two waiting", WAIT, () -> target.calls.size() == 1 && dispatcher.waitingForSlot() == 2);
+        long calledFirst = target.calls.get(0).context().instanceId();
+        ids.remove(calledFirst);
+        long cancelled = ids.get(0);
+        long last = ids.get(1);
+
+        assertEquals(dev.tickwheel.server.instance.CancelOutcome.CANCELLED, stores.instances().cancel(cancelled));
+        target.callOf(calledFirst).result().complete(null);
+
+        Await.until("the last one is called", WAIT, () -> target.callOf(last) != null);
+        assertNull(target.callOf(cancelled), "a cancelled instance loses its claim and is never called");
+        assertEquals(InstanceStatus.CANCELLED, status(cancelled));
+    }
+}
