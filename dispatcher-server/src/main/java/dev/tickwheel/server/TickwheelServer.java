@@ -51,6 +51,8 @@ public final class TickwheelServer implements AutoCloseable {
     public static final Duration DEFAULT_LOAD_WINDOW = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MISFIRE_THRESHOLD = Duration.ofSeconds(5);
     public static final int DEFAULT_NODE_ID = 0;
+    /** How long {@link #close()} lets calls in flight end before it stops anyway. */
+    public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     /** Threads of the in-process handler pool: 4 per core, at least 8. */
     public static final int DEFAULT_HANDLER_THREADS = Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
 
@@ -290,10 +292,10 @@ public final class TickwheelServer implements AutoCloseable {
             wheel.close();
         }
         if (dispatcher != null) {
-            dispatcher.close(); // after the wheel: nothing fires any more; before the store: outcomes get written
+            dispatcher.close(config.stopTimeout); // after the wheel: nothing fires; before the store: outcomes written
         }
         if (handlers != null) {
-            handlers.close();
+            handlers.close(config.stopTimeout); // then interrupts handlers still running
         }
         if (webhooks != null) {
             webhooks.close();
@@ -324,6 +326,7 @@ public final class TickwheelServer implements AutoCloseable {
         private int maxCallsInFlight = InstanceDispatcher.DEFAULT_MAX_CALLS_IN_FLIGHT;
         private int maxCallsPerHost = InstanceDispatcher.DEFAULT_MAX_CALLS_PER_HOST;
         private int handlerThreads = DEFAULT_HANDLER_THREADS;
+        private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
         private final Map<String, JobHandler> handlers = new HashMap<>();
         private final Map<String, AsyncJobHandler> asyncHandlers = new HashMap<>();
         private DispatchListener listener = DispatchListener.NONE;
@@ -387,6 +390,16 @@ public final class TickwheelServer implements AutoCloseable {
         /** Threads of the pool that runs synchronous in-process handlers: the most such calls at once. */
         public Builder handlerThreads(int threads) {
             this.handlerThreads = range("handlerThreads", threads, 1, 10_000);
+            return this;
+        }
+
+        /**
+         * How long {@link TickwheelServer#close()} lets calls in flight end and records their outcomes; calls still
+         * running then stay DISPATCHING and are made again on the next start (same key), or end INTERRUPTED
+         * (AT_MOST_ONCE).
+         */
+        public Builder stopTimeout(Duration timeout) {
+            this.stopTimeout = positive("stopTimeout", timeout);
             return this;
         }
 
