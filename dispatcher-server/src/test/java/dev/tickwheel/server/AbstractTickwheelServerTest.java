@@ -40,11 +40,13 @@ abstract class AbstractTickwheelServerTest {
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final AtomicInteger flakyFailuresLeft = new AtomicInteger();
     private TickwheelServer server;
+    private String url;
 
     @BeforeEach
     void start() {
+        url = jdbcUrl();
         server = TickwheelServer.builder()
-                .jdbcUrl(jdbcUrl())
+                .jdbcUrl(url)
                 .handler("count", ctx -> calls.computeIfAbsent("count", k -> new AtomicInteger()).incrementAndGet())
                 .handler("flaky", ctx -> {
                     calls.computeIfAbsent("flaky", k -> new AtomicInteger()).incrementAndGet();
@@ -154,6 +156,18 @@ abstract class AbstractTickwheelServerTest {
                         Target.handler("count"))));
         assertTrue(e.getMessage().contains("hour"), e.getMessage());
         assertEquals(0, server.jobs().list(0, 10).items().size());
+    }
+
+    @Test
+    void secondServer_sameStore_refusesToStart_andTheFirstKeepsRunning() {
+        TickwheelServer second = TickwheelServer.builder().jdbcUrl(url).build();
+
+        dev.tickwheel.server.store.StoreInUseException e = assertThrows(
+                dev.tickwheel.server.store.StoreInUseException.class, second::start);
+
+        assertTrue(e.getMessage().startsWith("another Tickwheel server is running on this store"), e.getMessage());
+        Job job = server.jobs().create(JobSpec.of("still works", ScheduleSpec.api(), Target.handler("count")));
+        awaitStatus(server.jobs().run(job.id(), 0, null).id(), InstanceStatus.SUCCEEDED);
     }
 
     @Test
