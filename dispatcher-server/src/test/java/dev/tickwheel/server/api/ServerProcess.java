@@ -22,10 +22,11 @@ final class ServerProcess implements AutoCloseable {
 
     private final Process process;
     private final List<String> lines = new ArrayList<>(); // guarded by itself; appended by the reader thread
+    private final Thread reader;
 
     private ServerProcess(Process process) {
         this.process = process;
-        Thread reader = new Thread(this::readOutput, "server-process-output");
+        this.reader = new Thread(this::readOutput, "server-process-output");
         reader.setDaemon(true);
         reader.start();
     }
@@ -57,6 +58,21 @@ final class ServerProcess implements AutoCloseable {
             return false;
         });
         return found[0];
+    }
+
+    /** Waits for the process to end by itself; returns its exit code. */
+    int awaitExit(Duration bound) throws InterruptedException {
+        if (!process.waitFor(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("server process still running after " + bound + ": " + tail());
+        }
+        int exit = process.exitValue();
+        drainOutput();
+        return exit;
+    }
+
+    /** Lets the reader thread take the last lines of a process that has ended. */
+    private void drainOutput() throws InterruptedException {
+        reader.join(5_000);
     }
 
     /** SIGKILL: no shutdown hook runs. */

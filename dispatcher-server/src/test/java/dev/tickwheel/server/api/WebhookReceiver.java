@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A webhook endpoint for tests: counts deliveries per instance ID; optionally holds every call until released, so
- * that an instance stays DISPATCHING. Thread-safe.
+ * A webhook endpoint for tests: counts deliveries and records their Idempotency-Keys per instance ID; answers after a
+ * fixed latency; optionally holds every call until released, so that an instance stays DISPATCHING. Thread-safe.
  */
 final class WebhookReceiver implements AutoCloseable {
 
@@ -28,12 +28,20 @@ final class WebhookReceiver implements AutoCloseable {
     private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
 
     WebhookReceiver() {
+        this(java.time.Duration.ZERO, 16);
+    }
+
+    /**
+     * @param latency how long each call is held before it is answered (a slow target)
+     * @param threads calls handled at once; a call beyond them queues in the receiver
+     */
+    WebhookReceiver(java.time.Duration latency, int threads) {
         try {
-            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1_000);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        server.setExecutor(Executors.newFixedThreadPool(16));
+        server.setExecutor(Executors.newFixedThreadPool(threads));
         server.createContext("/hook", exchange -> {
             String instanceId = JSON.readTree(exchange.getRequestBody()).path("instanceId").asText();
             deliveries.computeIfAbsent(instanceId, id -> new AtomicInteger()).incrementAndGet();
@@ -42,6 +50,9 @@ final class WebhookReceiver implements AutoCloseable {
             arrived.incrementAndGet();
             try {
                 gate.await(30, TimeUnit.SECONDS);
+                if (!latency.isZero()) {
+                    Thread.sleep(latency.toMillis()); // the receiver is slow; the server under test must not care
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
