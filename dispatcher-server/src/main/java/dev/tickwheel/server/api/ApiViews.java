@@ -37,7 +37,7 @@ final class ApiViews {
                 job.delivery().guarantee().name(),
                 job.delivery().timeoutMs() == 0 ? null : job.delivery().timeoutMs(),
                 job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
-                job.delivery().overLimit().name(),
+                job.delivery().limitsConcurrency() ? job.delivery().overLimit().name() : null,
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt());
     }
 

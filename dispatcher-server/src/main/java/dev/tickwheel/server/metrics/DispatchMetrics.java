@@ -29,6 +29,7 @@ public final class DispatchMetrics implements DispatchListener {
 
     private final Timer lateness;
     private final Counter claimLost;
+    private final Counter skipped;
     private final Map<TargetType, Counter> successes = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
@@ -40,6 +41,9 @@ public final class DispatchMetrics implements DispatchListener {
                 .register(registry);
         claimLost = Counter.builder("tickwheel.dispatch.claim.lost")
                 .description("fires whose claim lost: the instance was cancelled or already claimed")
+                .register(registry);
+        skipped = Counter.builder("tickwheel.dispatch.skipped")
+                .description("instances cancelled because their job was at maxConcurrent with overLimit SKIP")
                 .register(registry);
         for (TargetType type : TargetType.values()) {
             successes.put(type, outcome(registry, type, "success"));
@@ -59,6 +63,11 @@ public final class DispatchMetrics implements DispatchListener {
     @Override
     public void fired(Duration late) {
         lateness.record(late.isNegative() ? Duration.ZERO : late);
+    }
+
+    @Override
+    public void skipped() {
+        skipped.increment();
     }
 
     @Override

@@ -48,6 +48,12 @@ public final class EngineMetrics {
                 .description("instances armed in either wheel").register(registry);
         Gauge.builder("tickwheel.dispatch.queue.depth", wheel, InstanceTimeWheelService::dispatchQueueDepth)
                 .description("fired instances waiting for a dispatch thread").register(registry);
+        Gauge.builder("tickwheel.calls.in.flight", engine, TickwheelServer::callsInFlight)
+                .description("calls in flight: instances holding a call slot, claimed or being claimed")
+                .register(registry);
+        Gauge.builder("tickwheel.calls.waiting", engine, TickwheelServer::waitingForCallSlot)
+                .description("fired instances waiting for a call slot (job, host or server limit); still WAITING")
+                .register(registry);
         FunctionCounter.builder("tickwheel.loader.runs", engine, e -> e.loaderStats().runs())
                 .description("loader passes since start").register(registry);
         FunctionCounter.builder("tickwheel.loader.failures", engine, e -> e.loaderStats().failures())

@@ -90,6 +90,48 @@ class ApiServerTest {
     }
 
     @Test
+    void createJob_deliveryPolicy_roundTripsAndAGetBodyCanBePutBack() {
+        ApiClient.Reply reply = api.post("/api/jobs", """
+                {"name": "careful", "schedule": {"type": "API"}, "target": {"type": "WEBHOOK", "url": "%s"},
+                 "delivery": "AT_MOST_ONCE", "timeoutMs": 2500, "maxConcurrent": 2, "overLimit": "SKIP"}
+                """.formatted(webhook.url()));
+        assertEquals(201, reply.status(), reply.toString());
+        JsonNode job = reply.json();
+        assertEquals("AT_MOST_ONCE", job.get("delivery").asText());
+        assertEquals(2500, job.get("timeoutMs").asLong());
+        assertEquals(2, job.get("maxConcurrent").asInt());
+        assertEquals("SKIP", job.get("overLimit").asText());
+
+        JsonNode defaults = api.get("/api/jobs/" + createApiJob("defaults")).json();
+        assertEquals("AT_LEAST_ONCE", defaults.get("delivery").asText());
+        assertTrue(defaults.get("timeoutMs").isNull(), "the server's deadline: " + defaults);
+        assertTrue(defaults.get("maxConcurrent").isNull(), "no limit: " + defaults);
+        assertTrue(defaults.get("overLimit").isNull(), "no limit, nothing over it: " + defaults);
+        String body = """
+                {"name": "defaults again", "schedule": {"type": "API"}, "target": %s, "delivery": %s,
+                 "timeoutMs": null, "maxConcurrent": null, "overLimit": null}"""
+                .formatted(defaults.get("target"), defaults.get("delivery"));
+        assertEquals(200, api.put("/api/jobs/" + defaults.get("id").asText(), body).status());
+    }
+
+    @Test
+    void createJob_badDeliveryFields_return400NamingTheField() {
+        String target = "{\"type\": \"WEBHOOK\", \"url\": \"" + webhook.url() + "\"}";
+        String base = "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, \"target\": " + target + ", ";
+        assertClientError(api.post("/api/jobs", base + "\"delivery\": \"EXACTLY_ONCE\"}"), 400, "invalid_field",
+                "delivery", "AT_LEAST_ONCE");
+        assertClientError(api.post("/api/jobs", base + "\"timeoutMs\": 0}"), 400, "invalid_field", "timeoutMs");
+        assertClientError(api.post("/api/jobs", base + "\"timeoutMs\": 3600001}"), 400, "invalid_field",
+                "timeoutMs");
+        assertClientError(api.post("/api/jobs", base + "\"maxConcurrent\": 0}"), 400, "invalid_field",
+                "maxConcurrent");
+        assertClientError(api.post("/api/jobs", base + "\"overLimit\": \"SKIP\"}"), 400, "invalid_field",
+                "overLimit", "maxConcurrent");
+        assertClientError(api.post("/api/jobs", base + "\"maxConcurrent\": 1, \"overLimit\": \"DROP\"}"), 400,
+                "invalid_field", "overLimit");
+    }
+
+    @Test
     void getJob_existing_returnsIt() {
         String id = createApiJob("get me");
         ApiClient.Reply reply = api.get("/api/jobs/" + id);
