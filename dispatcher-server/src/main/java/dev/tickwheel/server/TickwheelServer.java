@@ -59,6 +59,7 @@ public final class TickwheelServer implements AutoCloseable {
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
     private InstanceDispatcher dispatcher;
+    private WebhookInvoker webhooks;
     private PeriodicTaskScheduler loaderThread;
     private InstanceLoader loader;
     // Written by the loader thread, read by metrics scrapes.
@@ -90,8 +91,11 @@ public final class TickwheelServer implements AutoCloseable {
             TimeExpressionParser parser = new TimeExpressionParser(config.clock);
             JobCatalog catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
+            webhooks = WebhookInvoker.builder().json(json).build();
+            Duration webhookTimeout = config.webhookTimeout;
+            // Temporary: waits for the asynchronous call until the dispatcher takes futures.
             TargetRouter targets = new TargetRouter(new HandlerRegistry(config.handlers),
-                    WebhookInvoker.create(json, config.webhookTimeout));
+                    (job, context) -> awaitWebhook(webhooks.invoke(job, context, webhookTimeout)));
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
             dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock,
                     config.listener, followUp);
@@ -183,6 +187,14 @@ public final class TickwheelServer implements AutoCloseable {
         }
     }
 
+    private static void awaitWebhook(java.util.concurrent.CompletableFuture<Void> call) throws Exception {
+        try {
+            call.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
     private void requireStarted() {
         if (state.get() != 1) {
             throw new IllegalStateException("TickwheelServer is not running");
@@ -203,6 +215,9 @@ public final class TickwheelServer implements AutoCloseable {
         }
         if (dispatcher != null) {
             dispatcher.close(); // after the wheel: nothing fires any more; before the store: outcomes get written
+        }
+        if (webhooks != null) {
+            webhooks.close();
         }
         if (stores != null) {
             stores.close();
