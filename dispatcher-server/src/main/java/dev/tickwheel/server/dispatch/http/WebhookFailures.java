@@ -7,6 +7,7 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 import org.apache.hc.core5.http.ConnectionClosedException;
 import org.apache.hc.core5.http.HttpException;
@@ -18,6 +19,9 @@ import org.apache.hc.core5.http.HttpException;
  * <p>Stateless; thread-safe.
  */
 final class WebhookFailures {
+
+    /** Apache's HttpHostConnectException repeats the URL: "Connect to http://h:1 [/10.0.0.1] failed: ...". */
+    private static final Pattern CONNECT_TO_PREFIX = Pattern.compile("^Connect to \\S+ (?:\\[[^]]*] )?failed: ");
 
     /** How much of a non-2xx body goes into the message (the exception keeps up to 1 KB). */
     static final int BODY_CHARS_IN_MESSAGE = 200;
@@ -114,7 +118,7 @@ final class WebhookFailures {
         if (message == null) {
             return failure.getClass().getSimpleName();
         }
-        message = oneLine(message);
+        message = CONNECT_TO_PREFIX.matcher(oneLine(message)).replaceFirst("");
         boolean capitalisedWord = message.length() > 1
                 && Character.isUpperCase(message.charAt(0)) && Character.isLowerCase(message.charAt(1));
         return capitalisedWord ? Character.toLowerCase(message.charAt(0)) + message.substring(1) : message;
