@@ -21,8 +21,13 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  * how long draining may take. The consumer grants the connection unlimited read capacity
  * ({@link CapacityChannel#update(int) Integer.MAX_VALUE}), as Apache's own {@code DiscardingEntityConsumer} does.
  *
- * <p>Not thread-safe: confined to the I/O thread of its exchange, except {@link #headersReceived()}, which the
- * deadline thread reads.
+ * <p>The result is handed over in {@link #releaseResources()}, not at the end of the body: Apache calls it after it
+ * has returned the connection to the pool ({@code InternalAbstractHttpAsyncClient}: {@code releaseEndpoint()}, then
+ * {@code responseConsumer.releaseResources()}). A caller whose completion handler starts the next call at once then
+ * finds the connection in the pool, instead of opening another one while this one is still leased.
+ *
+ * <p>Confined to the I/O thread of its exchange, except {@link #headersReceived()}, which the deadline thread reads,
+ * and {@link #releaseResources()}, which a cancelling thread may call.
  */
 final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookResponse> {
 
@@ -35,7 +40,9 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
     private Charset charset = StandardCharsets.UTF_8;
     private final byte[] kept = new byte[KEPT_BODY_BYTES];
     private int keptBytes;
-    private FutureCallback<WebhookResponse> resultCallback;
+    // volatile: handed over to releaseResources(), which may run on a cancelling thread.
+    private volatile FutureCallback<WebhookResponse> resultCallback;
+    private volatile WebhookResponse finished;
 
     /** Whether the final response head has arrived (the body may still be on its way). */
     boolean headersReceived() {
@@ -47,12 +54,12 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
                                 FutureCallback<WebhookResponse> resultCallback) {
         this.status = response.getCode();
         this.headersReceived = true;
-        if (entityDetails == null) {
-            resultCallback.completed(new WebhookResponse(status, ""));
-            return;
-        }
-        this.charset = charsetOf(entityDetails.getContentType());
         this.resultCallback = resultCallback;
+        if (entityDetails == null) {
+            finished = new WebhookResponse(status, "");
+        } else {
+            charset = charsetOf(entityDetails.getContentType());
+        }
     }
 
     @Override
@@ -77,11 +84,7 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
 
     @Override
     public void streamEnd(List<? extends Header> trailers) {
-        FutureCallback<WebhookResponse> callback = resultCallback;
-        resultCallback = null;
-        if (callback != null) {
-            callback.completed(new WebhookResponse(status, new String(kept, 0, keptBytes, charset)));
-        }
+        finished = new WebhookResponse(status, new String(kept, 0, keptBytes, charset));
     }
 
     @Override
@@ -91,7 +94,12 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
 
     @Override
     public void releaseResources() {
+        FutureCallback<WebhookResponse> callback = resultCallback;
         resultCallback = null;
+        WebhookResponse response = finished;
+        if (callback != null && response != null) {
+            callback.completed(response); // the connection is back in the pool by now
+        }
     }
 
     private static Charset charsetOf(String contentType) {

@@ -3,7 +3,6 @@ package dev.tickwheel.server.dispatch.http;
 import dev.tickwheel.server.dispatch.WebhookException;
 import dev.tickwheel.server.dispatch.WebhookException.Reason;
 import java.net.ConnectException;
-import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -82,13 +81,11 @@ final class WebhookFailures {
             what = "could not connect: " + innermostMessage(cause);
         } else if (cause instanceof SSLException) {
             reason = Reason.CONNECT;
-            what = "TLS failed: " + innermostMessage(cause);
+            what = "could not connect over TLS: " + innermostMessage(cause);
         } else if (cause instanceof ConnectionClosedException) {
             what = headersReceived
-                    ? "the target closed the connection before the response body was complete"
-                    : "the target closed the connection without answering";
-        } else if (cause instanceof SocketException) {
-            what = "connection failed: " + innermostMessage(cause);
+                    ? "closed the connection before the response body was complete"
+                    : "closed the connection without answering";
         } else if (cause instanceof HttpException) {
             what = "answered with invalid HTTP: " + innermostMessage(cause);
         } else {
