@@ -33,63 +33,45 @@ class WebhookInvokerDeadlineTest {
 
     @Test
     void invoke_headersNeverCome_failsAtDeadlineAndClosesTheConnection() throws Exception {
-        try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver((request, out) -> After.STALL)) {
-            long startNanos = System.nanoTime();
-            CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), DEADLINE);
-            long elapsedMs = completionMs(call, startNanos);
-
-            WebhookException failure = failure(call);
-            assertEquals("webhook " + receiver.url() + " timed out after 500 ms (no response headers)",
-                    failure.getMessage());
-            assertEquals(WebhookException.Reason.TIMEOUT, failure.reason());
-            assertDeadlineKept(elapsedMs);
-            assertTrue(receiver.awaitClientClosed(1, Duration.ofSeconds(5)), "the client closed the connection");
-        }
+        assertTimesOutAndCloses((request, out) -> After.STALL, "no response headers");
     }
 
     @Test
     void invoke_bodyStallsAfterHeaders_failsAtDeadlineAndClosesTheConnection() throws Exception {
-        ScriptedHttpReceiver.Script halfBody = (request, out) -> ScriptedHttpReceiver.write(out,
-                "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", After.STALL);
-        try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver(halfBody)) {
-            long startNanos = System.nanoTime();
-            CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), DEADLINE);
-            long elapsedMs = completionMs(call, startNanos);
-
-            WebhookException failure = failure(call);
-            assertEquals("webhook " + receiver.url() + " timed out after 500 ms (response body stalled)",
-                    failure.getMessage());
-            assertDeadlineKept(elapsedMs);
-            assertTrue(receiver.awaitClientClosed(1, Duration.ofSeconds(5)), "the client closed the connection");
-        }
+        assertTimesOutAndCloses((request, out) -> ScriptedHttpReceiver.write(out,
+                "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", After.STALL), "response body stalled");
     }
 
     @Test
-    void invoke_bodyTrickles_failsAtDeadline() throws Exception {
-        // One byte every 100 ms: Apache's socket timeout alone would never fire.
-        ScriptedHttpReceiver.Script trickle = (request, out) -> {
+    void invoke_bodyTrickles_failsAtDeadlineAndClosesTheConnection() throws Exception {
+        // One byte every 100 ms: Apache's socket timeout, an idle timeout, would never fire.
+        assertTimesOutAndCloses((request, out) -> {
             ScriptedHttpReceiver.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", After.STALL);
             try {
                 for (int i = 0; i < 1000; i++) {
                     Thread.sleep(100); // latency inside the receiver, not test synchronization
                     out.write('x');
-                    out.flush();
+                    out.flush(); // throws once the client has closed the connection
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (java.io.IOException clientGone) {
-                return After.CLOSE;
             }
             return After.STALL;
-        };
-        try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver(trickle)) {
+        }, "response body stalled");
+    }
+
+    private void assertTimesOutAndCloses(ScriptedHttpReceiver.Script script, String stalledPhase) throws Exception {
+        try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver(script)) {
             long startNanos = System.nanoTime();
             CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), DEADLINE);
             long elapsedMs = completionMs(call, startNanos);
 
-            assertEquals("webhook " + receiver.url() + " timed out after 500 ms (response body stalled)",
-                    failure(call).getMessage());
+            WebhookException failure = failure(call);
+            assertEquals("webhook " + receiver.url() + " timed out after 500 ms (" + stalledPhase + ")",
+                    failure.getMessage());
+            assertEquals(WebhookException.Reason.TIMEOUT, failure.reason());
             assertDeadlineKept(elapsedMs);
+            assertTrue(receiver.awaitClientClosed(1, Duration.ofSeconds(5)), "the client closed the connection");
         }
     }
 

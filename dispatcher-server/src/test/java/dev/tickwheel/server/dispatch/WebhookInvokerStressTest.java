@@ -30,20 +30,20 @@ class WebhookInvokerStressTest {
             for (int i = 1; i <= CALLS; i++) {
                 calls.add(invoker.invoke(job(receiver.url()), context(i, 1), Duration.ofSeconds(20)));
             }
-            int clientThreads = clientThreads();
+            List<String> clientThreads = clientThreads();
             int threadsInFlight = Thread.activeCount();
 
             CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
 
             System.out.printf("%d calls of %d ms in %d ms; at most %d waiting at the receiver at once; "
-                            + "%d client threads; JVM threads %d before, %d in flight%n", CALLS,
+                            + "client threads %s; JVM threads %d before, %d in flight%n", CALLS,
                     RECEIVER_LATENCY.toMillis(), elapsedMs, receiver.peakWaiting(), clientThreads, threadsBefore,
                     threadsInFlight);
             Set<String> keys = new HashSet<>();
             receiver.received().forEach(r -> keys.add(r.headers().getFirst("Idempotency-Key")));
             assertEquals(CALLS, keys.size(), "every call arrived once");
-            assertTrue(clientThreads < 10, "client threads: " + clientThreads);
+            assertTrue(clientThreads.size() < 10, "client threads: " + clientThreads);
             assertTrue(threadsInFlight - threadsBefore < 10,
                     "threads grew from " + threadsBefore + " to " + threadsInFlight + " with calls in flight");
             // A thread per call (8 of them before) would have had at most 8 waiting at once.
@@ -51,9 +51,11 @@ class WebhookInvokerStressTest {
         }
     }
 
-    private static int clientThreads() {
-        return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("tickwheel-webhook-"))
-                .count();
+    private static List<String> clientThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .map(Thread::getName)
+                .filter(name -> name.startsWith("tickwheel-webhook-"))
+                .sorted()
+                .toList();
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.core5.http.ConnectionClosedException;
 import org.apache.hc.core5.http.HttpException;
 
@@ -76,7 +77,7 @@ final class WebhookFailures {
             reason = Reason.CONNECT;
             what = "could not connect: unknown host " + cause.getMessage();
         } else if (cause instanceof ConnectException
-                || cause instanceof org.apache.hc.client5.http.ConnectTimeoutException) {
+                || cause instanceof ConnectTimeoutException) {
             reason = Reason.CONNECT;
             what = "could not connect: " + innermostMessage(cause);
         } else if (cause instanceof SSLException) {

@@ -75,8 +75,6 @@ public final class WebhookTransport implements AutoCloseable {
     private final CloseableHttpAsyncClient client;
     private final HashedWheelTimer deadlines;
     private final long sweepPeriodMs;
-    // volatile: set by close(), read by postJson() to refuse new calls at once.
-    private volatile boolean closed;
 
     public WebhookTransport(TransportSettings settings) {
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
@@ -140,13 +138,9 @@ public final class WebhookTransport implements AutoCloseable {
             call.reject(WebhookFailures.invalidUrl(url, "not an absolute http or https URL"));
             return call.result();
         }
-        if (closed) {
-            call.abandon();
-            return call.result();
-        }
         try {
             call.deadline(deadlines.schedule(call, timeoutMs, TimeUnit.MILLISECONDS));
-        } catch (RejectedExecutionException stopped) {
+        } catch (RejectedExecutionException stopped) { // closed: the wheel is stopped
             call.abandon();
             return call.result();
         }
@@ -165,7 +159,6 @@ public final class WebhookTransport implements AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
         // Every call in flight has exactly one pending deadline; stopping the wheel hands them all back.
         List<TimerFuture> pending = deadlines.stop();
         for (TimerFuture timeout : pending) {
