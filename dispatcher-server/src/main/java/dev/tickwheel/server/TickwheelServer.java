@@ -130,7 +130,9 @@ public final class TickwheelServer implements AutoCloseable {
             catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
             handlers = new InProcessHandlers(config.handlers, config.asyncHandlers, config.handlerThreads);
-            webhooks = WebhookInvoker.create(json, config.callTimeout);
+            // The pool is never the tighter bound: the call slots are.
+            webhooks = WebhookInvoker.builder().json(json).maxConnections(config.maxCallsInFlight)
+                    .maxConnectionsPerHost(Math.min(config.maxCallsPerHost, config.maxCallsInFlight)).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost,
                     config.maxCallsInFlight);
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);

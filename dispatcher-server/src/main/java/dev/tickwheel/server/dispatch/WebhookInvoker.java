@@ -2,83 +2,86 @@ package dev.tickwheel.server.dispatch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tickwheel.server.dispatch.http.TransportSettings;
+import dev.tickwheel.server.dispatch.http.WebhookTransport;
 import dev.tickwheel.server.job.Job;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * POSTs an instance to a job's WEBHOOK URL as JSON and treats any 2xx answer as success.
+ * POSTs an instance to its job's WEBHOOK URL as JSON, asynchronously; any 2xx answer is success.
  *
- * <p>Body: {@code {"instanceId": "…", "jobId": "…", "jobName", "params", "expectedTriggerTime", "attempt"}}. IDs are
- * strings because 64-bit values lose precision as JavaScript numbers; {@code params} is embedded as JSON when it
- * parses as JSON, else as a string. A timeout, a connection error or a non-2xx status is a failure.
+ * <p>Request: {@code POST <url>} over HTTP/1.1 with {@code Content-Type: application/json}, {@code User-Agent:
+ * tickwheel}, {@code Idempotency-Key: <instanceId>-<attempt>}, {@code Tickwheel-Instance-Id}, {@code Tickwheel-Job-Id}
+ * and {@code Tickwheel-Attempt}. Body: {@code {"instanceId", "jobId", "jobName", "params", "expectedTriggerTime",
+ * "attempt", "idempotencyKey"}}. IDs are strings because 64-bit values lose precision as JavaScript numbers;
+ * {@code params} is embedded as JSON when it parses as JSON, else as a string.
  *
- * <p>Thread-safe: the JDK {@link HttpClient} is.
+ * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first KB of
+ * the response body; goes once more, on a new connection, if a reused keep-alive connection failed before any
+ * response byte arrived (safe: the receiver sees the same Idempotency-Key). Pooled connections idle longer than the
+ * idle-eviction time are not used and get closed. How: {@link WebhookTransport}.
+ *
+ * <p>Thread-safe. The returned futures complete on the client's I/O threads or its deadline thread: dependents must be
+ * quick and must not block.
+ *
+ * <p>Caveats: the pool must never be the tighter bound on calls in flight, so size
+ * {@link Builder#maxConnectionsPerHost} at least as large as the dispatcher's per-host limit, and
+ * {@link Builder#maxConnections} at least as large as its global limit. A call that waits for a pooled connection
+ * spends its own deadline waiting.
  */
 public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
-    // Interim: JDK client, asynchronous; replaced by the Apache HttpClient 5 caller.
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
-    private final HttpClient client;
+    private static final Logger log = LoggerFactory.getLogger(WebhookInvoker.class);
+
+    private final WebhookTransport transport;
     private final ObjectMapper json;
-    private final Duration timeout;
 
-    public WebhookInvoker(HttpClient client, ObjectMapper json, Duration timeout) {
-        this.client = Objects.requireNonNull(client, "client");
-        this.json = Objects.requireNonNull(json, "json");
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    private WebhookInvoker(Builder config) {
+        this.json = config.json;
+        this.transport = new WebhookTransport(config.settings());
     }
 
-    /** An invoker with its own HTTP client: {@code timeout} to connect and to answer, redirects not followed. */
-    public static WebhookInvoker create(ObjectMapper json, Duration timeout) {
-        HttpClient client = HttpClient.newBuilder()
-                .connectTimeout(timeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
-        return new WebhookInvoker(client, json, timeout);
+    public static Builder builder() {
+        return new Builder();
     }
 
+    /**
+     * Starts the call and returns at once. Never throws, except {@link NullPointerException} for a null argument
+     * and {@link IllegalArgumentException} for a timeout that is not positive.
+     *
+     * @param timeout the whole-call deadline
+     * @return completes normally on a 2xx answer; exceptionally with a {@link WebhookException} whose message is
+     *         worth storing as the instance's error otherwise
+     */
     @Override
-    public java.util.concurrent.CompletableFuture<Void> invoke(Job job, JobContext context, Duration callTimeout) {
-        String url = job.target().value();
-        HttpRequest request;
-        try {
-            request = HttpRequest.newBuilder(URI.create(url))
-                    .timeout(callTimeout)
-                    .header("Content-Type", "application/json")
-                    .header("User-Agent", "tickwheel")
-                    .header("Idempotency-Key", context.idempotencyKey())
-                    .POST(HttpRequest.BodyPublishers.ofString(body(context)))
-                    .build();
-        } catch (IOException | RuntimeException e) {
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
+    public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(context, "context");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive: " + timeout);
         }
-        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-                .handle((response, failure) -> {
-                    if (failure != null) {
-                        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-                        throw new java.util.concurrent.CompletionException(cause instanceof HttpTimeoutException
-                                ? new IOException("webhook " + url + " timed out after " + callTimeout.toMillis()
-                                        + " ms", cause)
-                                : new IOException("webhook " + url + " failed: " + cause, cause));
-                    }
-                    int status = response.statusCode();
-                    if (status < 200 || status > 299) {
-                        throw new java.util.concurrent.CompletionException(
-                                new IOException("webhook " + url + " answered HTTP " + status));
-                    }
-                    return null;
-                });
+        String url = job.target().value();
+        String idempotencyKey = context.idempotencyKey();
+        byte[] body = body(context, idempotencyKey);
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Idempotency-Key", idempotencyKey);
+        headers.put("Tickwheel-Instance-Id", Long.toString(context.instanceId()));
+        headers.put("Tickwheel-Job-Id", Long.toString(context.jobId()));
+        headers.put("Tickwheel-Attempt", Integer.toString(context.attempt()));
+        return transport.postJson(url, headers, body, timeout);
     }
 
-    String body(JobContext context) throws IOException {
+    byte[] body(JobContext context, String idempotencyKey) {
         ObjectNode body = json.createObjectNode();
         body.put("instanceId", Long.toString(context.instanceId()));
         body.put("jobId", Long.toString(context.jobId()));
@@ -94,11 +97,113 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         }
         body.put("expectedTriggerTime", context.expectedTriggerTime().toString());
         body.put("attempt", context.attempt());
-        return json.writeValueAsString(body);
+        body.put("idempotencyKey", idempotencyKey);
+        try {
+            return json.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new IllegalStateException("a JSON tree of strings and numbers could not be written", e);
+        }
     }
 
+    /** Closes the client and its connections; calls in flight fail with {@link WebhookException.Reason#CLOSED}. */
     @Override
     public void close() {
-        // the JDK client closes with its last reference
+        transport.close();
+    }
+
+    /**
+     * Builds a {@link WebhookInvoker}. Setters validate and name the setting and the value. Mutable, not thread-safe.
+     */
+    public static final class Builder {
+
+        /** Pooled connections, all hosts together. */
+        public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+        /** Pooled connections to one host (scheme, host and port): as many as in total, the dispatcher bounds it. */
+        public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 4096;
+        /** Below the 5 s after which Node.js and Apache httpd close idle keep-alive connections. */
+        public static final Duration DEFAULT_IDLE_EVICTION = Duration.ofSeconds(2);
+        public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+        /** One per core, at most 4: a thread moves tens of thousands of small calls a second. */
+        public static final int DEFAULT_IO_THREADS = Math.min(4, Runtime.getRuntime().availableProcessors());
+
+        private static final Duration MAX_DURATION = Duration.ofHours(1);
+
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerHost = DEFAULT_MAX_CONNECTIONS_PER_HOST;
+        private Duration idleEviction = DEFAULT_IDLE_EVICTION;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private int ioThreads = DEFAULT_IO_THREADS;
+        private ObjectMapper json = new ObjectMapper();
+
+        private Builder() {
+        }
+
+        /** Pooled connections, all hosts together; at least the dispatcher's global limit on calls in flight. */
+        public Builder maxConnections(int max) {
+            this.maxConnections = atLeastOne("maxConnections", max);
+            return this;
+        }
+
+        /** Pooled connections to one scheme, host and port; at least the dispatcher's per-host limit. */
+        public Builder maxConnectionsPerHost(int max) {
+            this.maxConnectionsPerHost = atLeastOne("maxConnectionsPerHost", max);
+            return this;
+        }
+
+        /** A pooled connection idle this long is no longer used, and is closed within half as long again. */
+        public Builder idleEviction(Duration idle) {
+            this.idleEviction = between("idleEviction", idle, Duration.ofMillis(1), MAX_DURATION);
+            return this;
+        }
+
+        /** Longest wait for a connection to open; a call's deadline may cut it shorter. */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = between("connectTimeout", timeout, Duration.ofMillis(1), MAX_DURATION);
+            return this;
+        }
+
+        /** I/O reactor threads. */
+        public Builder ioThreads(int threads) {
+            this.ioThreads = atLeastOne("ioThreads", threads);
+            return this;
+        }
+
+        /** Writes the request body; the default is a plain {@link ObjectMapper}. */
+        public Builder json(ObjectMapper json) {
+            this.json = Objects.requireNonNull(json, "json");
+            return this;
+        }
+
+        /** Builds the invoker and starts its threads; logs the effective configuration once. */
+        public WebhookInvoker build() {
+            if (maxConnectionsPerHost > maxConnections) {
+                throw new IllegalArgumentException("maxConnectionsPerHost (" + maxConnectionsPerHost
+                        + ") must not exceed maxConnections (" + maxConnections + ")");
+            }
+            WebhookInvoker invoker = new WebhookInvoker(this);
+            log.info("webhook client: {}", settings());
+            return invoker;
+        }
+
+        private TransportSettings settings() {
+            return new TransportSettings(maxConnections, maxConnectionsPerHost, idleEviction, connectTimeout,
+                    ioThreads);
+        }
+
+        private static int atLeastOne(String name, int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + " must be at least 1: " + value);
+            }
+            return value;
+        }
+
+        private static Duration between(String name, Duration value, Duration min, Duration max) {
+            Objects.requireNonNull(value, name);
+            if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new IllegalArgumentException(name + " must be between " + min.toMillis() + " ms and "
+                        + max.toMillis() + " ms: " + value.toMillis() + " ms");
+            }
+            return value;
+        }
     }
 }

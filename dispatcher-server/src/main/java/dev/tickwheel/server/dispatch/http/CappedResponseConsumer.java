@@ -1,0 +1,116 @@
+package dev.tickwheel.server.dispatch.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.EntityDetails;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.nio.AsyncResponseConsumer;
+import org.apache.hc.core5.http.nio.CapacityChannel;
+import org.apache.hc.core5.http.protocol.HttpContext;
+
+/**
+ * Reads a whole response, keeps its status and the first {@link #KEPT_BODY_BYTES} bytes of its body, and discards the
+ * rest as it arrives: memory per call is bounded whatever the target sends.
+ *
+ * <p>The body is drained, not cut off, so that the connection can go back to the pool; the call's deadline bounds
+ * how long draining may take. The consumer grants the connection unlimited read capacity
+ * ({@link CapacityChannel#update(int) Integer.MAX_VALUE}), as Apache's own {@code DiscardingEntityConsumer} does.
+ *
+ * <p>The result is handed over in {@link #releaseResources()}, not at the end of the body: Apache calls it after it
+ * has returned the connection to the pool ({@code InternalAbstractHttpAsyncClient}: {@code releaseEndpoint()}, then
+ * {@code responseConsumer.releaseResources()}). A caller whose completion handler starts the next call at once then
+ * finds the connection in the pool, instead of opening another one while this one is still leased.
+ *
+ * <p>Confined to the I/O thread of its exchange, except {@link #headersReceived()}, which the deadline thread reads,
+ * and {@link #releaseResources()}, which a cancelling thread may call.
+ */
+final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookResponse> {
+
+    /** How much of a response body is kept for the error text. */
+    static final int KEPT_BODY_BYTES = 1024;
+
+    // volatile: written by the I/O thread, read by the deadline thread to say which phase stalled.
+    private volatile boolean headersReceived;
+    private int status;
+    private Charset charset = StandardCharsets.UTF_8;
+    private final byte[] kept = new byte[KEPT_BODY_BYTES];
+    private int keptBytes;
+    // volatile: handed over to releaseResources(), which may run on a cancelling thread.
+    private volatile FutureCallback<WebhookResponse> resultCallback;
+    private volatile WebhookResponse finished;
+
+    /** Whether the final response head has arrived (the body may still be on its way). */
+    boolean headersReceived() {
+        return headersReceived;
+    }
+
+    @Override
+    public void consumeResponse(HttpResponse response, EntityDetails entityDetails, HttpContext context,
+                                FutureCallback<WebhookResponse> resultCallback) {
+        this.status = response.getCode();
+        this.headersReceived = true;
+        this.resultCallback = resultCallback;
+        if (entityDetails == null) {
+            finished = new WebhookResponse(status, "");
+        } else {
+            charset = charsetOf(entityDetails.getContentType());
+        }
+    }
+
+    @Override
+    public void informationResponse(HttpResponse response, HttpContext context) {
+        // 1xx: nothing to keep; the final response follows.
+    }
+
+    @Override
+    public void updateCapacity(CapacityChannel capacityChannel) throws java.io.IOException {
+        capacityChannel.update(Integer.MAX_VALUE);
+    }
+
+    @Override
+    public void consume(ByteBuffer src) {
+        int take = Math.min(src.remaining(), KEPT_BODY_BYTES - keptBytes);
+        if (take > 0) {
+            src.get(kept, keptBytes, take);
+            keptBytes += take;
+        }
+        src.position(src.limit()); // the rest is dropped, never copied
+    }
+
+    @Override
+    public void streamEnd(List<? extends Header> trailers) {
+        finished = new WebhookResponse(status, new String(kept, 0, keptBytes, charset));
+    }
+
+    @Override
+    public void failed(Exception cause) {
+        // The client reports the failure to the call's own callback.
+    }
+
+    @Override
+    public void releaseResources() {
+        FutureCallback<WebhookResponse> callback = resultCallback;
+        resultCallback = null;
+        WebhookResponse response = finished;
+        if (callback != null && response != null) {
+            callback.completed(response); // the connection is back in the pool by now
+        }
+    }
+
+    private static Charset charsetOf(String contentType) {
+        if (contentType == null) {
+            return StandardCharsets.UTF_8;
+        }
+        try {
+            Charset declared = ContentType.parse(contentType).getCharset();
+            return declared != null ? declared : StandardCharsets.UTF_8;
+        } catch (IllegalArgumentException unknownCharset) { // UnsupportedCharsetException included
+            return StandardCharsets.UTF_8;
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package dev.tickwheel.server.dispatch.http;
+
+import dev.tickwheel.concurrent.NamedThreadFactory;
+import dev.tickwheel.server.dispatch.WebhookException;
+import dev.tickwheel.timer.HashedWheelTimer;
+import dev.tickwheel.timer.TimerFuture;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.config.TlsConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.nio.AsyncRequestProducer;
+import org.apache.hc.core5.http.nio.AsyncResponseConsumer;
+import org.apache.hc.core5.http2.HttpVersionPolicy;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
+import org.apache.hc.core5.pool.PoolReusePolicy;
+import org.apache.hc.core5.reactor.IOReactorConfig;
+import org.apache.hc.core5.util.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * POSTs JSON to webhook URLs on Apache HttpClient 5's asynchronous client: no thread waits on a call.
+ *
+ * <p>What it sets up, and why:
+ * <ul>
+ *   <li>HTTP/1.1 only ({@link HttpVersionPolicy#FORCE_HTTP_1}): no h2c upgrade on {@code http}, no h2 by ALPN on
+ *       {@code https}. No automatic retries, redirects, cookies or authentication: a webhook call is one POST.</li>
+ *   <li>A strict pool ({@link PoolConcurrencyPolicy#STRICT}) with a total and a per-host limit; last-used first
+ *       ({@link PoolReusePolicy#LIFO}), so surplus connections stay idle and get evicted.</li>
+ *   <li>Idle eviction: {@link IdleCappedKeepAlive} makes a connection expire after the idle-eviction time (the pool
+ *       then never leases it), and a sweep on the deadline wheel closes expired connections every half of that time,
+ *       so an unused socket lives at most 1.5 × idle eviction. A connection the peer closed while idle is seen by the
+ *       I/O reactor (end of stream) and is not leased either.</li>
+ *   <li>A whole-call deadline per call on a {@link HashedWheelTimer} (see below); Apache's own response timeout,
+ *       only a socket-idle timeout, is set one second past the deadline as a backstop.</li>
+ * </ul>
+ *
+ * <h2>Why the project's wheel for deadlines</h2>
+ * Every call in flight holds one pending deadline, thousands at once, and nearly all are cancelled (the call ends
+ * first). On a hashed wheel, scheduling and cancelling cost O(1) and hand off through lock-free queues, where a
+ * {@code ScheduledThreadPoolExecutor} would take one lock shared with the I/O threads and O(log n) per operation; the
+ * wheel also sleeps until the next deadline, so an idle transport costs nothing. The tick is coarse (10 ms, 1 024
+ * buckets, one revolution ≈ 10.24 s, the default deadline) since a deadline of seconds needs no millisecond precision.
+ * A deadline never fires early; it fires up to one tick late.
+ *
+ * <p>Threads: {@code tickwheel-webhook-io-<n>} (the I/O reactor threads, plus one that starts the reactor) and
+ * {@code tickwheel-webhook-deadline-1}. The futures returned by {@link #postJson} complete on one of them, so their
+ * dependents must be quick and must not block; hand slow work to an executor.
+ *
+ * <p>Thread-safe.
+ */
+public final class WebhookTransport implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(WebhookTransport.class);
+    private static final long DEADLINE_TICK_MS = 10;
+    private static final int DEADLINE_TICKS_PER_WHEEL = 1024;
+    /** Apache's socket and lease timeouts end this long after the deadline: they only back it up. */
+    private static final long BACKSTOP_MS = 1000;
+
+    private final PoolingAsyncClientConnectionManager pool;
+    private final CloseableHttpAsyncClient client;
+    private final HashedWheelTimer deadlines;
+    private final long sweepPeriodMs;
+
+    public WebhookTransport(TransportSettings settings) {
+        pool = PoolingAsyncClientConnectionManagerBuilder.create()
+                .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
+                .setConnPoolPolicy(PoolReusePolicy.LIFO)
+                .setMaxConnTotal(settings.maxConnections())
+                .setMaxConnPerRoute(settings.maxConnectionsPerHost())
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(Timeout.of(settings.connectTimeout()))
+                        .build())
+                .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1).build())
+                .build();
+        client = HttpAsyncClients.custom()
+                .setConnectionManager(pool)
+                .setIOReactorConfig(IOReactorConfig.custom()
+                        .setIoThreadCount(settings.ioThreads())
+                        .setTcpNoDelay(true)
+                        .build())
+                .setThreadFactory(new NamedThreadFactory("webhook-io", true))
+                .setKeepAliveStrategy(new IdleCappedKeepAlive(settings.idleEviction()))
+                .addRequestInterceptorLast(StaleConnectionProbe.RECORDER)
+                .setUserAgent("tickwheel")
+                .disableAutomaticRetries()
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableConnectionState()
+                .build();
+        deadlines = HashedWheelTimer.builder()
+                .tickDuration(DEADLINE_TICK_MS, TimeUnit.MILLISECONDS)
+                .ticksPerWheel(DEADLINE_TICKS_PER_WHEEL)
+                .threadFactory(new NamedThreadFactory("webhook-deadline", true))
+                .failureHandler((task, failure) -> log.error("webhook deadline task failed", failure))
+                .build();
+        sweepPeriodMs = Math.max(1, settings.idleEviction().toMillis() / 2);
+        client.start();
+        deadlines.start();
+        scheduleSweep();
+    }
+
+    /**
+     * Starts a POST of {@code body} as {@code application/json} and returns at once.
+     *
+     * @param url     an absolute http or https URL
+     * @param headers request headers besides Content-Type, Content-Length, Host and User-Agent
+     * @param timeout the whole-call deadline: connect, request, response headers and body
+     * @return completes normally on a 2xx answer, exceptionally with a {@link WebhookException} otherwise
+     */
+    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout) {
+        long timeoutMs = Math.max(1, timeout.toMillis());
+        RequestConfig requestConfig = RequestConfig.custom()
+                .setResponseTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
+                .setConnectionRequestTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
+                .setProtocolUpgradeEnabled(false)
+                .setExpectContinueEnabled(false)
+                .setRedirectsEnabled(false)
+                .build();
+        URI uri = parse(url);
+        WebhookCall call = new WebhookCall(this, url, uri, headers, body, timeoutMs, requestConfig);
+        if (uri == null) {
+            call.reject(WebhookFailures.invalidUrl(url, "not an absolute http or https URL"));
+            return call.result();
+        }
+        try {
+            call.deadline(deadlines.schedule(call, timeoutMs, TimeUnit.MILLISECONDS));
+        } catch (RejectedExecutionException stopped) { // closed: the wheel is stopped
+            call.abandon();
+            return call.result();
+        }
+        call.start();
+        return call.result();
+    }
+
+    <T> Future<T> execute(AsyncRequestProducer request, AsyncResponseConsumer<T> consumer, HttpClientContext context,
+                          FutureCallback<T> callback) {
+        return client.execute(request, consumer, null, context, callback);
+    }
+
+    /**
+     * Closes every connection and stops the threads. Calls in flight fail with
+     * {@link WebhookException.Reason#CLOSED}; later calls fail the same way at once. Idempotent.
+     */
+    @Override
+    public void close() {
+        // Every call in flight has exactly one pending deadline; stopping the wheel hands them all back.
+        List<TimerFuture> pending = deadlines.stop();
+        for (TimerFuture timeout : pending) {
+            if (timeout.task() instanceof WebhookCall call) {
+                call.abandon();
+            }
+        }
+        client.close(CloseMode.IMMEDIATE);
+    }
+
+    private void scheduleSweep() {
+        try {
+            deadlines.schedule(this::sweepIdleConnections, sweepPeriodMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopped) {
+            // closed: no more sweeps
+        }
+    }
+
+    private void sweepIdleConnections() {
+        try {
+            pool.closeExpired();
+        } catch (Throwable failure) {
+            log.warn("closing idle webhook connections failed; trying again in {} ms", sweepPeriodMs, failure);
+        } finally {
+            scheduleSweep();
+        }
+    }
+
+    private static URI parse(String url) {
+        try {
+            URI uri = new URI(url);
+            String scheme = uri.getScheme();
+            boolean http = "http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme);
+            return http && uri.getHost() != null ? uri : null;
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+}
