@@ -75,17 +75,7 @@ final class InstanceTransitions {
     }
 
     boolean release(long instanceId) {
-        InstanceTransition t = InstanceTransition.RELEASE;
-        long nowMs = clock.millis();
-        return runner.autoCommit("release instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RELEASE)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, instanceId);
-                ps.setString(4, t.from().name());
-                return ps.executeUpdate() == 1;
-            }
-        });
+        return move(InstanceTransition.RELEASE, InstanceSql.RELEASE, instanceId);
     }
 
     private boolean finish(InstanceTransition t, long instanceId, String error) {
@@ -141,10 +131,14 @@ final class InstanceTransitions {
     }
 
     private boolean cancelIfWaiting(long instanceId) {
-        InstanceTransition t = InstanceTransition.CANCEL;
+        return move(InstanceTransition.CANCEL, InstanceSql.CANCEL, instanceId);
+    }
+
+    /** A transition whose statement takes (to, updated at, id, from). */
+    private boolean move(InstanceTransition t, String statement, long instanceId) {
         long nowMs = clock.millis();
-        return runner.autoCommit("cancel instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CANCEL)) {
+        return runner.autoCommit(t + " instance " + instanceId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(statement)) {
                 ps.setString(1, t.to().name());
                 ps.setLong(2, nowMs);
                 ps.setLong(3, instanceId);
