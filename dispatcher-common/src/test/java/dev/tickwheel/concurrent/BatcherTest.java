@@ -6,13 +6,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -24,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link Batcher}: batch sizes, hand-over exactly once and in order, failures, close and the batch thread itself.
@@ -224,6 +229,68 @@ class BatcherTest {
     }
 
     @Test
+    void close_consumerClearsTheInterrupt_theThreadStillEndsAndHandsOverNothingClosedReturned() throws Exception {
+        CountDownLatch firstEntered = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        AtomicReference<Thread> batchThread = new AtomicReference<>();
+        List<Integer> handedOver = Collections.synchronizedList(new ArrayList<>());
+        Batcher<Integer> batcher = new Batcher<>("test-batch", 10, batch -> {
+            handedOver.addAll(batch);
+            batchThread.set(Thread.currentThread());
+            firstEntered.countDown();
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                // Catching InterruptedException clears the flag; many libraries do so and throw something else.
+                throw new IllegalStateException("interrupted", e);
+            }
+        }, (batch, failure) -> awaitUninterruptibly(closeReturned)); // runs on only after close has returned
+        batcher.add(0);
+        assertTrue(firstEntered.await(BOUND_SECONDS, TimeUnit.SECONDS));
+        for (int i = 1; i <= 20; i++) {
+            batcher.add(i);
+        }
+
+        List<Integer> left = batcher.close(20, TimeUnit.MILLISECONDS);
+        closeReturned.countDown();
+
+        assertEquals(IntStream.rangeClosed(1, 20).boxed().toList(), left);
+        batchThread.get().join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
+        assertFalse(batchThread.get().isAlive(), "the batch thread is stuck after close gave up on it");
+        assertEquals(List.of(0), handedOver, "items returned by close must not be handed over too");
+    }
+
+    @Test
+    void onFailure_throwsToo_theBatchThreadSurvivesAndLaterItemsAreHandedOver() throws InterruptedException {
+        CountDownLatch laterHandedOver = new CountDownLatch(1);
+        AtomicInteger onFailureCalls = new AtomicInteger();
+        AtomicReference<Thread> batchThread = new AtomicReference<>();
+        List<Throwable> uncaught = Collections.synchronizedList(new ArrayList<>());
+        try (Batcher<String> batcher = new Batcher<>("test-batch", 10, batch -> {
+            batchThread.set(Thread.currentThread());
+            Thread.currentThread().setUncaughtExceptionHandler((thread, t) -> uncaught.add(t));
+            if (batch.contains("bad")) {
+                throw new IllegalStateException("consumer failed");
+            }
+            laterHandedOver.countDown();
+        }, (batch, failure) -> {
+            onFailureCalls.incrementAndGet();
+            throw new IllegalArgumentException("onFailure failed too");
+        })) {
+            batcher.add("bad");
+            awaitUntil("onFailure ran", () -> onFailureCalls.get() == 1);
+            batcher.add("good");
+
+            assertTrue(laterHandedOver.await(BOUND_SECONDS, TimeUnit.SECONDS), "the batch thread died");
+            assertTrue(batchThread.get().isAlive());
+            // What onFailure threw is reported to the thread's handler, not lost.
+            assertEquals(1, uncaught.size());
+            assertTrue(uncaught.get(0) instanceof IllegalArgumentException, uncaught.toString());
+        }
+    }
+
+    @Test
     void add_afterClose_throwsIllegalStateException() {
         Batcher<String> batcher = new Batcher<>("test-batch", 10, batch -> { }, BatcherTest::failOnFailure);
         batcher.close(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -286,6 +353,65 @@ class BatcherTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Batcher<String>("test-batch", 0, batch -> { }, BatcherTest::failOnFailure));
         assertTrue(e.getMessage().contains("maxBatch") && e.getMessage().contains("0"), e.getMessage());
+    }
+
+    /**
+     * An add that returns normally was accepted, so close must either hand the item over or return it, however the
+     * add and close interleave: none may vanish. Many rounds; in each, producers are adding (at most 20 000 items
+     * each, to bound the round on a busy machine) when close is called.
+     */
+    @Test
+    void add_racingClose_everyAcceptedItemIsHandedOverOrReturnedExactlyOnce() throws Exception {
+        int producers = 4;
+        int mostPerProducer = 20_000;
+        for (int round = 0; round < 100; round++) {
+            ConcurrentLinkedQueue<Long> handedOver = new ConcurrentLinkedQueue<>();
+            Batcher<Long> batcher = new Batcher<>("test-batch", 32, handedOver::addAll, BatcherTest::failOnFailure);
+            CountDownLatch producing = new CountDownLatch(producers);
+            List<CompletableFuture<List<Long>>> accepted = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                long producer = p;
+                CompletableFuture<List<Long>> mine = new CompletableFuture<>();
+                accepted.add(mine);
+                new Thread(() -> {
+                    List<Long> ok = new ArrayList<>();
+                    try {
+                        for (long seq = 0; seq < mostPerProducer; seq++) {
+                            batcher.add(producer << 32 | seq);
+                            ok.add(producer << 32 | seq);
+                            if (seq == 1_000) {
+                                producing.countDown();
+                            }
+                        }
+                    } catch (IllegalStateException closed) {
+                        // refused from now on
+                    } catch (Throwable t) {
+                        mine.completeExceptionally(t);
+                    }
+                    producing.countDown(); // in case close came before the 1 000th item
+                    mine.complete(ok);
+                }, "tickwheel-test-producer-" + p).start();
+            }
+            assertTrue(producing.await(BOUND_SECONDS, TimeUnit.SECONDS));
+
+            List<Long> left = batcher.close(BOUND_SECONDS, TimeUnit.SECONDS);
+
+            Set<Long> seen = new HashSet<>();
+            for (Long item : handedOver) {
+                assertTrue(seen.add(item), "handed over twice: " + item);
+            }
+            for (Long item : left) {
+                assertTrue(seen.add(item), "returned by close and also handed over: " + item);
+            }
+            for (CompletableFuture<List<Long>> mine : accepted) {
+                for (Long item : mine.get(BOUND_SECONDS, TimeUnit.SECONDS)) {
+                    if (!seen.contains(item)) {
+                        fail("round " + round + ": item " + item + " was accepted but neither handed over nor"
+                                + " returned by close");
+                    }
+                }
+            }
+        }
     }
 
     private static void failOnFailure(List<?> batch, Throwable failure) {
