@@ -28,11 +28,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * random limits (one job skips over-limit instances); every admitted ticket is handed to one of 4 other threads that
  * end its call and release it (as the HTTP client's I/O threads do); one ticket in 10 that has to wait is cancelled by
  * its firing thread, racing its admission. Checked continuously: independent per-job, per-target and server counters,
- * incremented when a ticket is admitted and decremented before it is released, never exceed their limits, nor do
- * the counts CallSlots reports. Checked at the end: every ticket that was neither cancelled nor skipped was admitted
- * exactly once, a cancelled one at most once, nothing is in flight or waiting. A run that does not settle within the
- * bound fails as a deadlock or a lost wake-up. The seed is printed; rerun one with {@code -Dtickwheel.seed=<seed>}
- * (the limits and choices repeat; the thread interleaving does not).
+ * incremented when a ticket is admitted and decremented before it is released, never exceed their limits, and a
+ * monitor thread runs {@link CallSlots#checkInvariants()}. Checked at the end: every ticket that was neither cancelled
+ * nor skipped was admitted exactly once, a cancelled one at most once, nothing is in flight, waiting or remembered. A
+ * run that does not settle within the bound fails as a deadlock or a lost wake-up. The seed is printed; rerun one with
+ * {@code -Dtickwheel.seed=<seed>} (the limits and choices repeat; the thread interleaving does not).
  *
  * <h2>Why the design is safe</h2>
  *
@@ -44,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       real holders (they rise after admission and fall before release), so they are bounded too.</li>
  *   <li><b>No lost wake-up.</b> A level's queue is non-empty only while the level is full: a ticket queues only when
  *       the level is full or others already queue, and a release that frees a slot of a level with waiters hands it
- *       to the head at once. So every waiter has holders ahead of it whose release hands it a slot.</li>
+ *       to the head at once, as does a raised limit. So every waiter has holders ahead of it whose release hands it a
+ *       slot.</li>
  *   <li><b>No deadlock.</b> Every ticket takes its levels in one order, job, then target, then server, and a waiting
  *       ticket holds only levels below the one it waits for. Server slots are held only by admitted calls, which end
  *       without needing another slot; so server waiters progress, hence target waiters (whose holders are admitted
@@ -224,6 +225,9 @@ class CallSlotsStressTest {
             }
             assertEquals(0, slots.inFlight(), this::describe);
             assertEquals(0, slots.waiting(), this::describe);
+            assertEquals(0, slots.trackedJobs(), this::describe);
+            assertEquals(0, slots.trackedTargets(), this::describe);
+            slots.checkInvariants();
             // The run exercised what it claims to: tickets had to wait, and some were cancelled while waiting.
             assertTrue(queued.get() > 1_000, () -> "only " + queued + " tickets waited; " + describe());
             assertTrue(cancelled.get() > 100, () -> "only " + cancelled + " tickets cancelled; " + describe());
@@ -331,9 +335,14 @@ class CallSlotsStressTest {
             }
         }
 
-        /** Checks the public counts while the run goes on. */
+        /** Checks the public counts and the internal invariants while the run goes on. */
         private void monitor() {
             while (!stopMonitor) {
+                try {
+                    slots.checkInvariants();
+                } catch (IllegalStateException e) {
+                    violations.add("invariant: " + e.getMessage());
+                }
                 check("server (CallSlots.inFlight)", slots.inFlight(), serverLimit);
                 for (int t = 0; t < TARGETS; t++) {
                     check("target " + t + " (CallSlots.inFlight)", slots.inFlight("target-" + t),

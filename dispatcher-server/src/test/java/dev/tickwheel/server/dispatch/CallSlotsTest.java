@@ -8,21 +8,27 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 import static dev.tickwheel.server.dispatch.CallSlots.Admission.ADMITTED;
 import static dev.tickwheel.server.dispatch.CallSlots.Admission.QUEUED;
 import static dev.tickwheel.server.dispatch.CallSlots.Admission.SKIPPED;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link CallSlots}, single-threaded and deterministic: what each limit admits, queue order, release of waiting
- * tickets, the slow-target claims and changing limits.
+ * tickets, forgetting idle entries, the slow-target claims and changing limits. The invariant checker runs after
+ * every acquire and release.
  */
 class CallSlotsTest {
 
@@ -32,8 +38,11 @@ class CallSlotsTest {
     private boolean callbackRanUnderTheLock;
 
     @AfterEach
-    void callbacksRanOutsideTheLock() {
+    void callbacksRanOutsideTheLockAndTheInvariantsHold() {
         assertFalse(callbackRanUnderTheLock, "a callback ran while the CallSlots lock was held");
+        if (slots != null) {
+            slots.checkInvariants();
+        }
     }
 
     // ---- each limit alone ----
@@ -92,6 +101,7 @@ class CallSlotsTest {
         assertEquals(ADMITTED, acquire(b));
         assertEquals(QUEUED, acquire(c));
         assertEquals(2, slots.inFlight());
+        assertEquals(0, slots.inFlight("h3"));
 
         release(a);
         assertEquals(List.of(c), admittedLater);
@@ -154,6 +164,24 @@ class CallSlotsTest {
         assertEquals(ADMITTED, acquire(skipping(3, 7, 1, "h", 5)), "the job has room again");
     }
 
+    @Test
+    void release_ticketSkippedOrNeverAcquired_holdsNothingAndLeavesNoEntry() {
+        slots = new CallSlots(10);
+        Ticket a = skipping(1, 7, 1, "h", 5);
+        Ticket skipped = skipping(2, 7, 1, "h", 5);
+        assertEquals(ADMITTED, acquire(a));
+        assertEquals(SKIPPED, acquire(skipped));
+        release(a);
+        Ticket neverAcquired = ticket(3, 8, 2, "g", 5);
+
+        release(skipped);
+        release(neverAcquired);
+
+        assertEquals(0, slots.trackedJobs());
+        assertEquals(0, slots.trackedTargets());
+        assertThrows(IllegalStateException.class, () -> slots.acquire(neverAcquired));
+    }
+
     // ---- release of a waiting ticket (cancel), twice, acquire twice ----
 
     @Test
@@ -181,6 +209,8 @@ class CallSlotsTest {
         release(c);
         assertEquals(0, slots.inFlight());
         assertEquals(0, slots.waiting());
+        assertEquals(0, slots.trackedJobs());
+        assertEquals(0, slots.trackedTargets());
     }
 
     @Test
@@ -189,9 +219,7 @@ class CallSlotsTest {
         Ticket a = ticket(1, 7, 1, "h", 5);
         Ticket b = ticket(2, 7, 1, "h", 5);
         Ticket c = ticket(3, 7, 1, "h", 5);
-        acquire(a);
-        acquire(b);
-        acquire(c);
+        acquireAll(a, b, c);
 
         release(b);
         assertEquals(1, slots.waiting());
@@ -207,9 +235,7 @@ class CallSlotsTest {
         Ticket a = ticket(1, 1, 0, "h", 1);
         Ticket b = ticket(2, 2, 0, "h", 1);
         Ticket c = ticket(3, 3, 0, "h", 1);
-        acquire(a);
-        acquire(b);
-        acquire(c);
+        acquireAll(a, b, c);
 
         release(a);
         release(a);
@@ -224,13 +250,85 @@ class CallSlotsTest {
         slots = new CallSlots(1);
         Ticket admitted = ticket(1, 1, 0, "h", 5);
         Ticket waitingForServer = ticket(2, 2, 0, "g", 5);
-        acquire(admitted);
-        acquire(waitingForServer);
+        acquireAll(admitted, waitingForServer);
 
         assertThrows(IllegalStateException.class, () -> slots.acquire(admitted));
         assertThrows(IllegalStateException.class, () -> slots.acquire(waitingForServer));
         assertEquals(1, slots.inFlight());
         assertEquals(1, slots.waiting());
+    }
+
+    @Test
+    void acquire_twiceOnATicketWaitingForItsJobOrSkipped_throws() {
+        slots = new CallSlots(10);
+        Ticket admitted = ticket(1, 7, 1, "h", 5);
+        Ticket waitingForJob = ticket(2, 7, 1, "h", 5);
+        Ticket skipped = skipping(3, 7, 1, "h", 5);
+        acquire(admitted);
+        assertEquals(QUEUED, acquire(waitingForJob));
+        assertEquals(SKIPPED, acquire(skipped));
+
+        assertThrows(IllegalStateException.class, () -> slots.acquire(waitingForJob));
+        assertThrows(IllegalStateException.class, () -> slots.acquire(skipped));
+        slots.checkInvariants();
+        assertEquals(1, slots.waiting(), "a second acquire must not queue the ticket twice");
+    }
+
+    // ---- entries are forgotten when idle ----
+
+    @Test
+    void release_lastTicketsOfAJobAndATarget_forgetsBothEntries() {
+        slots = new CallSlots(10);
+        Ticket a = ticket(1, 7, 1, "h", 5);
+        Ticket b = ticket(2, 7, 1, "h", 5);
+        acquireAll(a, b);
+        assertEquals(1, slots.trackedJobs());
+        assertEquals(1, slots.trackedTargets());
+
+        release(b);
+        assertEquals(1, slots.trackedJobs(), "a's slots are still taken");
+        release(a);
+
+        assertEquals(0, slots.trackedJobs());
+        assertEquals(0, slots.trackedTargets());
+    }
+
+    @Test
+    void release_ticketWaitingForItsJobWithATargetNobodyUses_leavesNoTargetEntry() {
+        slots = new CallSlots(10);
+        Ticket a = ticket(1, 7, 1, "h", 5);
+        Ticket b = ticket(2, 7, 1, "g", 5); // the job's target changed: g is used by no one else
+        acquire(a);
+        assertEquals(QUEUED, acquire(b));
+
+        release(b);
+        release(a);
+
+        assertEquals(0, slots.trackedJobs());
+        assertEquals(0, slots.trackedTargets());
+    }
+
+    @Test
+    void drainWaiting_returnsEveryWaiterAndGivesBackTheSlotsTheyHeld() {
+        slots = new CallSlots(1);
+        Ticket blocker = ticket(1, 100, 0, "other", 10);
+        Ticket b = ticket(2, 7, 1, "h", 1);
+        Ticket c = ticket(3, 7, 1, "h", 1);
+        Ticket d = ticket(4, 8, 0, "h", 1);
+        acquireAll(blocker, b, c, d);
+
+        List<Ticket> drained = slots.drainWaiting();
+
+        assertEquals(Set.of(b, c, d), new HashSet<>(drained));
+        assertEquals(3, drained.size());
+        assertEquals(0, slots.waiting());
+        assertEquals(1, slots.inFlight());
+        release(blocker);
+        assertEquals(List.of(), admittedLater);
+        // b had taken job 7's and h's only slots: they are free again.
+        assertEquals(ADMITTED, acquire(ticket(5, 7, 1, "h", 1)));
+        release(b); // a no-op: drained tickets are released
+        assertEquals(1, slots.inFlight());
     }
 
     // ---- one slow target cannot hold back another ----
@@ -311,6 +409,74 @@ class CallSlotsTest {
     // ---- limits that change between tickets of a job or target ----
 
     @Test
+    void acquire_jobLimitRaised_admitsTheWaitersAtOnceInOrder() {
+        slots = new CallSlots(100);
+        Ticket a = ticket(1, 7, 1, "h", 100);
+        Ticket b = ticket(2, 7, 1, "h", 100);
+        Ticket c = ticket(3, 7, 1, "h", 100);
+        acquireAll(a, b, c);
+
+        Admission d = acquire(ticket(4, 7, 3, "h", 100));
+
+        assertEquals(List.of(b, c), admittedLater);
+        assertEquals(QUEUED, d, "a, b and c fill the new limit of 3");
+        assertEquals(3, slots.inFlight());
+    }
+
+    @Test
+    void release_jobLimitLowered_admitsNoWaiterUntilTheJobIsBelowTheNewLimit() {
+        slots = new CallSlots(100);
+        Ticket a = ticket(1, 7, 3, "h", 100);
+        Ticket b = ticket(2, 7, 3, "h", 100);
+        Ticket c = ticket(3, 7, 3, "h", 100);
+        Ticket d = ticket(4, 7, 3, "h", 100);
+        acquireAll(a, b, c);
+        assertEquals(QUEUED, acquire(d));
+        assertEquals(QUEUED, acquire(ticket(5, 7, 1, "h", 100)), "the limit is now 1");
+
+        release(a);
+        release(b);
+        assertEquals(List.of(), admittedLater, "c alone already fills the new limit");
+        release(c);
+
+        assertEquals(List.of(d), admittedLater);
+        assertEquals(1, slots.inFlight());
+    }
+
+    @Test
+    void acquire_targetLimitRaised_admitsTheWaitersAtOnceInOrder() {
+        slots = new CallSlots(100);
+        Ticket a = ticket(1, 1, 0, "h", 1);
+        Ticket b = ticket(2, 2, 0, "h", 1);
+        Ticket c = ticket(3, 3, 0, "h", 1);
+        acquireAll(a, b, c);
+
+        Admission d = acquire(ticket(4, 4, 0, "h", 4));
+
+        assertEquals(List.of(b, c), admittedLater);
+        assertEquals(ADMITTED, d);
+        assertEquals(4, slots.inFlight("h"));
+    }
+
+    @Test
+    void release_targetLimitLowered_admitsNoWaiterUntilTheTargetIsBelowTheNewLimit() {
+        slots = new CallSlots(100);
+        Ticket a = ticket(1, 1, 0, "h", 2);
+        Ticket b = ticket(2, 2, 0, "h", 2);
+        Ticket c = ticket(3, 3, 0, "h", 2);
+        acquireAll(a, b);
+        assertEquals(QUEUED, acquire(c));
+        assertEquals(QUEUED, acquire(ticket(4, 4, 0, "h", 1)));
+
+        release(a);
+        assertEquals(List.of(), admittedLater);
+        release(b);
+
+        assertEquals(List.of(c), admittedLater);
+        assertEquals(1, slots.inFlight("h"));
+    }
+
+    @Test
     void acquire_jobLimitDroppedToNone_newTicketsPassTheJobWhileItsOldTicketsStillWait() {
         slots = new CallSlots(100);
         Ticket a = ticket(1, 7, 1, "h", 100);
@@ -326,6 +492,64 @@ class CallSlotsTest {
     }
 
     // ---- callbacks, counts, complexity, validation ----
+
+    @Test
+    void release_aCallbackThrows_theOtherTicketsThatReleaseAdmitsStillGetTheirs() {
+        slots = new CallSlots(10);
+        Ticket a = ticket(1, 7, 1, "h", 1);
+        Ticket c = ticket(3, 7, 1, "g", 1); // waits for job 7; g is free
+        Ticket d = new Ticket(4, 8, 0, false, "h", 1, t -> {
+            admittedLater.add(t);
+            throw new IllegalStateException("callback failed");
+        }); // waits for target h
+        acquireAll(a, c, d);
+
+        assertDoesNotThrow(() -> slots.release(a));
+
+        assertEquals(List.of(d, c), admittedLater);
+        assertEquals(2, slots.inFlight());
+    }
+
+    @Test
+    void inFlightOfATarget_countsItsCallsNotItsTicketsWaitingForTheServer() {
+        slots = new CallSlots(1);
+        Ticket a = ticket(1, 1, 0, "h", 5);
+        Ticket b = ticket(2, 2, 0, "h", 5);
+        acquire(a);
+        assertEquals(QUEUED, acquire(b));
+
+        assertEquals(1, slots.inFlight("h"));
+        assertEquals(0, slots.inFlight("unknown"));
+        release(a);
+        assertEquals(1, slots.inFlight("h"));
+    }
+
+    /**
+     * A waiting ticket leaves its queue in O(1): 300 000 waiters released newest first (the worst order for a queue
+     * scanned from its head, about 4.5 * 10^10 steps there) take well under the bound.
+     */
+    @Test
+    void release_300000WaitersNewestFirst_eachLeavesItsQueueInConstantTime() {
+        slots = new CallSlots(1);
+        acquire(ticket(0, 0, 0, "h", Integer.MAX_VALUE));
+        int waiters = 300_000;
+        Ticket[] tickets = new Ticket[waiters];
+        for (int i = 0; i < waiters; i++) {
+            tickets[i] = ticket(i + 1, i + 1, 0, "h", Integer.MAX_VALUE);
+            assertEquals(QUEUED, slots.acquire(tickets[i]));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+
+        for (int i = waiters - 1; i >= 0; i--) {
+            slots.release(tickets[i]);
+            if (i % 1_024 == 0 && System.nanoTime() - deadline > 0) {
+                fail("releasing " + waiters + " waiting tickets took over 10 s, " + i + " still to go: not O(1)");
+            }
+        }
+
+        assertEquals(0, slots.waiting());
+        assertEquals(List.of(), admittedLater);
+    }
 
     @Test
     void constructors_badLimits_throwNamingTheValue() {
@@ -354,11 +578,20 @@ class CallSlotsTest {
         admittedLater.add(ticket);
     }
 
+    private void acquireAll(Ticket... tickets) {
+        for (Ticket ticket : tickets) {
+            acquire(ticket);
+        }
+    }
+
     private Admission acquire(Ticket ticket) {
-        return slots.acquire(ticket);
+        Admission admission = slots.acquire(ticket);
+        slots.checkInvariants();
+        return admission;
     }
 
     private void release(Ticket ticket) {
         slots.release(ticket);
+        slots.checkInvariants();
     }
 }
