@@ -18,7 +18,11 @@ import java.util.function.Consumer;
  * carries many. An idle batcher blocks in {@link LinkedBlockingQueue#take()}: it costs nothing.
  *
  * <p>A consumer that throws (anything, {@link Error}s included) has the throwable and its batch handed to
- * {@code onFailure}; the thread goes on with the next batch. The consumer decides for itself whether to retry.
+ * {@code onFailure}; the thread goes on with the next batch. The consumer decides for itself whether to retry. What
+ * {@code onFailure} itself throws goes to the thread's uncaught-exception handler, and the thread goes on.
+ *
+ * <p>Every item {@link #add} accepts is handed over exactly once, in the order of acceptance, or returned by
+ * {@link #close(long, TimeUnit)}; never both, never neither.
  *
  * <p>Thread-safe: {@link #add} from any thread; the consumer runs on the batch thread only.
  *
@@ -33,8 +37,18 @@ public final class Batcher<T> implements AutoCloseable {
     private final BiConsumer<List<T>, Throwable> onFailure;
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
-    /** Written by close(), read by add(): once set, nothing more is accepted. */
+    /**
+     * Held by add() from its check of {@link #closed} to its enqueue, and by close() while it queues STOP and sets
+     * closed: so every item add() accepts is queued ahead of STOP, and none lands behind it unseen.
+     */
+    private final Object acceptLock = new Object();
+    /** Set under acceptLock by close(); volatile because queued() reads it without the lock. */
     private volatile boolean closed;
+    /**
+     * Set by close() when its wait runs out, before it interrupts the thread: the thread then stops after the batch in
+     * hand even if the consumer cleared the interrupt, so it never hands over what close() returns.
+     */
+    private volatile boolean abandoned;
     /** Queued by close() behind every accepted item: the thread stops when it takes it. */
     private static final Object STOP = new Object();
 
@@ -58,16 +72,19 @@ public final class Batcher<T> implements AutoCloseable {
     }
 
     /**
-     * Queues an item for the next batch. Never blocks.
+     * Queues an item for the next batch. Never waits for the consumer (producers only contend briefly for the queue).
+     * An item accepted here is either handed over or returned by {@link #close(long, TimeUnit)}.
      *
      * @throws IllegalStateException after {@link #close}
      */
     public void add(T item) {
         Objects.requireNonNull(item, "item");
-        if (closed) {
-            throw new IllegalStateException("batcher is closed");
+        synchronized (acceptLock) {
+            if (closed) {
+                throw new IllegalStateException("batcher is closed");
+            }
+            queue.add(item);
         }
-        queue.add(item);
     }
 
     /** Items queued and not yet handed to the consumer. */
@@ -80,7 +97,7 @@ public final class Batcher<T> implements AutoCloseable {
         List<Object> taken = new ArrayList<>(maxBatch);
         List<T> batch = new ArrayList<>(maxBatch);
         boolean stop = false;
-        while (!stop) {
+        while (!stop && !abandoned) {
             try {
                 taken.add(queue.take());
                 queue.drainTo(taken, maxBatch - 1);
@@ -99,7 +116,7 @@ public final class Batcher<T> implements AutoCloseable {
                 try {
                     consumer.accept(batch);
                 } catch (Throwable failure) { // Errors too: the thread must outlive any one batch
-                    onFailure.accept(List.copyOf(batch), failure);
+                    reportFailure(batch, failure);
                 }
                 batch = new ArrayList<>(maxBatch); // the consumer may have kept the list
             }
@@ -108,31 +125,58 @@ public final class Batcher<T> implements AutoCloseable {
 
     /**
      * Stops accepting items, lets the thread hand over everything already queued, and waits up to {@code wait} for
-     * it; then interrupts it. Returns the items that were never handed over (empty when the wait sufficed).
-     * Idempotent.
+     * it; then interrupts it, and it stops after the batch in hand (even if the consumer clears the interrupt).
+     * Returns the items that were never handed over and never will be (empty when the wait sufficed). Idempotent.
      */
     @SuppressWarnings("unchecked")
     public List<T> close(long wait, TimeUnit unit) {
-        if (!closed) {
-            closed = true;
-            queue.add(STOP);
+        synchronized (acceptLock) {
+            if (!closed) {
+                queue.add(STOP); // before closed is set, so that queued() never sees closed without STOP
+                closed = true;
+            }
         }
         try {
             thread.join(Math.max(1, unit.toMillis(wait)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (thread.isAlive()) {
+        boolean alive = thread.isAlive();
+        if (alive) {
+            abandoned = true;
             thread.interrupt();
         }
-        List<T> left = new ArrayList<>();
-        for (Object item : queue.toArray()) {
+        // drainTo, not a copy then clear: each item is removed either by the thread (handed over) or here (returned).
+        List<Object> rest = new ArrayList<>();
+        queue.drainTo(rest);
+        if (alive) {
+            queue.add(STOP); // a thread already past its abandoned check, whose interrupt was cleared, still ends
+        }
+        List<T> left = new ArrayList<>(rest.size());
+        for (Object item : rest) {
             if (item != STOP) {
                 left.add((T) item);
             }
         }
-        queue.clear();
         return left;
+    }
+
+    /**
+     * Tells onFailure; if onFailure throws too, tells the thread's uncaught-exception handler instead of dying, since
+     * dispatcher-common does not log and the thread must go on with the next batch.
+     */
+    private void reportFailure(List<T> batch, Throwable failure) {
+        try {
+            onFailure.accept(List.copyOf(batch), failure);
+        } catch (Throwable alsoFailed) {
+            try {
+                if (alsoFailed != failure) {
+                    alsoFailed.addSuppressed(failure);
+                }
+                Thread.currentThread().getUncaughtExceptionHandler().uncaughtException(thread, alsoFailed);
+            } catch (Throwable handlerFailed) { // nothing is left to tell; the batch thread must live on
+            }
+        }
     }
 
     /** {@link #close(long, TimeUnit)} with a 30 s wait, dropping anything left. */

@@ -1,12 +1,13 @@
 package dev.tickwheel.server.dispatch;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The bulkheads in front of every call: a call may start only while it holds a slot of its job (when the job limits
@@ -20,8 +21,8 @@ import java.util.function.Consumer;
  * request takes a slot at each level while there is one and waits in that level's queue (no thread waits) when
  * there is none. It keeps the slots it already has while it waits for the next: a request waiting for a server slot
  * holds its target's slot. {@link #release} gives each of the three slots back and hands each one to the head of
- * that level's queue, which then goes on to its next level; a request that holds all three is admitted and its
- * callback runs (on the releasing thread, after the lock is let go).
+ * that level's queue (unless a lowered limit still leaves the level full), which then goes on to its next level; a
+ * request that holds all three is admitted and its callback runs (on the releasing thread, after the lock is let go).
  *
  * <p>Why one slow target cannot hold back another: a target's calls and waiters together never hold more than its
  * target limit of target slots, so at most that many of the server queue's entries can be for one target; the
@@ -36,14 +37,31 @@ import java.util.function.Consumer;
  *                                                                     of each level to that level's head)
  * </pre>
  *
- * <p>Complexity: O(1) per {@link #acquire} and per {@link #release} (a release moves at most one waiter per level).
+ * <p>Each level's queue is an intrusive doubly linked list through the tickets (a ticket waits in at most one queue
+ * at a time), so a waiting ticket leaves it in O(1) when it is released. A job's or target's entry is forgotten as
+ * soon as it has neither slots taken nor waiters.
  *
- * <p>Thread-safe: guarded by this object's monitor; callbacks run outside it.
+ * <p>Complexity: O(1) per {@link #acquire} and per {@link #release}, a release of a waiting ticket included (a release
+ * moves at most one waiter per level); an acquire that raises a limit also admits up to that many more waiters.
  *
- * <p>Caveats: a request keeps the limits it was made with; a job whose limit changes gets the new one from its next
- * request. A cancelled instance still waiting for a slot is admitted in its turn and then loses its claim.
+ * <p>Thread-safe: guarded by this object's monitor; callbacks run outside it. A callback that throws is logged and
+ * does not keep the other admitted tickets from theirs.
+ *
+ * <p>Caveats: a job's and a target's limit is the one its latest request brought: raising it admits waiters at once;
+ * lowering it cuts no call, and the level admits again once its calls drop below the new limit. A ticket queued at
+ * its job keeps the job limit it was made with, so a job that drops its limit still has those tickets wait for a
+ * slot of its job. A cancelled instance still waiting for a slot is admitted in its turn and then loses its claim,
+ * unless the caller releases its ticket.
  */
 public final class CallSlots {
+
+    private static final Logger log = LoggerFactory.getLogger(CallSlots.class);
+
+    /** Level indexes, in the order a ticket takes them; a ticket with {@code levels == ADMITTED} holds all three. */
+    private static final int JOB = 0;
+    private static final int TARGET = 1;
+    private static final int SERVER = 2;
+    private static final int ADMITTED = 3;
 
     /** What {@link #acquire} did with a request. */
     public enum Admission {
@@ -70,8 +88,15 @@ public final class CallSlots {
         private final Consumer<Ticket> onAdmitted;
         /** Levels taken so far: 0 none, 1 job, 2 target, 3 server (admitted). Guarded by the owner's monitor. */
         private int levels;
+        /** Set by the first acquire, whatever its outcome; guarded by the owner's monitor. */
+        private boolean acquired;
         /** Set once released; guarded by the owner's monitor. */
         private boolean released;
+        /** The level whose queue this ticket waits in, null when it waits nowhere. Guarded by the owner's monitor. */
+        private Level waitingIn;
+        /** Neighbours in {@link #waitingIn}'s queue (toward its head, toward its tail). Guarded likewise. */
+        private Ticket ahead;
+        private Ticket behind;
 
         /**
          * @param jobLimit        the job's limit; 0 for none
@@ -112,18 +137,63 @@ public final class CallSlots {
         }
     }
 
-    /** One semaphore with its queue. Guarded by the owner's monitor. */
+    /**
+     * One semaphore with its FIFO queue of tickets, linked through the tickets themselves. Guarded by the owner's
+     * monitor.
+     */
     private static final class Level {
         int limit;
         int used;
-        final ArrayDeque<Ticket> waiting = new ArrayDeque<>();
+        /** Target levels only: how many of its slot holders are admitted (the others wait for the server). */
+        int admitted;
+        Ticket head;
+        Ticket tail;
 
         Level(int limit) {
             this.limit = limit;
         }
 
+        boolean hasWaiters() {
+            return head != null;
+        }
+
         boolean idle() {
-            return used == 0 && waiting.isEmpty();
+            return used == 0 && head == null;
+        }
+
+        void enqueue(Ticket ticket) {
+            ticket.waitingIn = this;
+            ticket.ahead = tail;
+            if (tail == null) {
+                head = ticket;
+            } else {
+                tail.behind = ticket;
+            }
+            tail = ticket;
+        }
+
+        Ticket poll() {
+            Ticket first = head;
+            if (first != null) {
+                remove(first);
+            }
+            return first;
+        }
+
+        void remove(Ticket ticket) {
+            if (ticket.ahead == null) {
+                head = ticket.behind;
+            } else {
+                ticket.ahead.behind = ticket.behind;
+            }
+            if (ticket.behind == null) {
+                tail = ticket.ahead;
+            } else {
+                ticket.behind.ahead = ticket.ahead;
+            }
+            ticket.waitingIn = null;
+            ticket.ahead = null;
+            ticket.behind = null;
         }
     }
 
@@ -143,67 +213,102 @@ public final class CallSlots {
     /**
      * Asks for a ticket's slots. {@link Admission#ADMITTED}: the caller starts the call itself (the callback does not
      * run). {@link Admission#QUEUED}: the callback runs later, on whichever thread releases the last slot it needs.
+     * A ticket that raises its job's or target's limit admits waiters: their callbacks run here, before this returns.
+     *
+     * @throws IllegalStateException if the ticket was acquired or released before
      */
     public Admission acquire(Ticket ticket) {
+        List<Ticket> admitted = new ArrayList<>(0);
+        Admission admission;
         synchronized (this) {
-            if (ticket.levels != 0 || ticket.released) {
+            if (ticket.acquired || ticket.released) {
                 throw new IllegalStateException("a ticket is acquired once: " + ticket);
             }
-            if (ticket.jobLimit > 0) {
-                Level job = jobs.computeIfAbsent(ticket.jobId, id -> new Level(ticket.jobLimit));
-                job.limit = ticket.jobLimit;
-                if (job.used >= job.limit && ticket.skipWhenJobFull) {
-                    if (job.idle()) {
-                        jobs.remove(ticket.jobId);
-                    }
-                    return Admission.SKIPPED;
-                }
-            }
-            targets.computeIfAbsent(ticket.target, t -> new Level(ticket.targetLimit)).limit = ticket.targetLimit;
-            return advance(ticket) ? Admission.ADMITTED : Admission.QUEUED;
+            ticket.acquired = true;
+            admission = take(ticket, admitted);
         }
+        runCallbacks(admitted);
+        return admission;
+    }
+
+    /** The body of {@link #acquire}; adds to {@code admitted} the waiters a raised limit lets through. */
+    private Admission take(Ticket ticket, List<Ticket> admitted) {
+        if (ticket.jobLimit > 0) {
+            Level job = jobs.computeIfAbsent(ticket.jobId, id -> new Level(ticket.jobLimit));
+            setLimit(job, ticket.jobLimit, admitted);
+            if (job.used >= job.limit && ticket.skipWhenJobFull) {
+                return Admission.SKIPPED; // the job is full, so its entry is not idle: nothing to forget
+            }
+        }
+        // A target's entry is made when a ticket reaches it (in advance), so a ticket that waits for its job, and is
+        // released there, leaves no idle entry behind.
+        Level target = targets.get(ticket.target);
+        if (target != null) {
+            setLimit(target, ticket.targetLimit, admitted);
+        }
+        return advance(ticket) ? Admission.ADMITTED : Admission.QUEUED;
     }
 
     /**
      * Gives back every slot the ticket holds (all three once admitted; the ones taken so far if it still waits, in
-     * which case it leaves its queue) and admits whoever those slots complete. Idempotent.
+     * which case it leaves its queue) and admits whoever those slots complete. Idempotent; a ticket never acquired,
+     * or skipped, holds nothing.
      */
     public void release(Ticket ticket) {
         List<Ticket> admitted = new ArrayList<>(3);
         synchronized (this) {
-            if (ticket.released) {
-                return;
-            }
-            ticket.released = true;
-            if (ticket.levels < 3) {
-                Level waitingAt = levelAt(ticket, ticket.levels);
-                if (waitingAt != null && waitingAt.waiting.remove(ticket)) {
-                    waitingCount--;
-                }
-            }
-            // Server first, then target, then job: each freed slot goes to that level's head, which may then queue
-            // at the next level, where the slot freed just before may already have been taken. Each slot is handed
-            // to exactly one waiter.
-            for (int level = Math.min(ticket.levels, 3) - 1; level >= 0; level--) {
-                Level freed = levelAt(ticket, level);
-                if (freed == null) {
-                    continue; // the job level of a job without a limit
-                }
-                freed.used--;
-                Ticket next = freed.waiting.poll();
-                if (next != null) {
-                    waitingCount--;
-                    freed.used++;
-                    next.levels++;
-                    if (advance(next)) {
-                        admitted.add(next);
-                    }
-                }
-                forgetIfIdle(ticket, level, freed);
-            }
+            giveBack(ticket, admitted);
         }
-        for (Ticket t : admitted) {
-            t.onAdmitted.accept(t);
+        runCallbacks(admitted);
+    }
+
+    /** The body of {@link #release}; adds to {@code admitted} the waiters the freed slots let through. */
+    private void giveBack(Ticket ticket, List<Ticket> admitted) {
+        if (ticket.released) {
+            return;
+        }
+        ticket.released = true;
+        Level waitingIn = ticket.waitingIn;
+        if (waitingIn != null) {
+            waitingIn.remove(ticket);
+            waitingCount--;
+            forgetIfIdle(ticket, ticket.levels, waitingIn);
+        }
+        if (ticket.levels == ADMITTED) {
+            heldLevel(ticket, TARGET).admitted--;
+        }
+        // Server first, then target, then job: each freed slot goes to that level's head, which may then queue at the
+        // next level, where the slot freed just before may already have been taken. Each slot is handed to exactly
+        // one waiter, and only while the level is below its limit (which may have been lowered since).
+        for (int index = ticket.levels - 1; index >= JOB; index--) {
+            Level freed = heldLevel(ticket, index);
+            if (freed == null) {
+                continue; // the job level of a job without a limit
+            }
+            freed.used--;
+            if (freed.used < freed.limit && freed.hasWaiters()) {
+                handToHead(freed, admitted);
+            }
+            forgetIfIdle(ticket, index, freed);
+        }
+    }
+
+    /** Sets a level's limit; a raised one lets its waiters through at once, in order. */
+    private void setLimit(Level level, int limit, List<Ticket> admitted) {
+        level.limit = limit;
+        while (level.used < level.limit && level.hasWaiters()) {
+            handToHead(level, admitted);
+        }
+    }
+
+    /** Gives a free slot of {@code level} to the head of its queue, which goes on to its next level. */
+    private void handToHead(Level level, List<Ticket> admitted) {
+        Ticket next = level.poll();
+        waitingCount--;
+        level.used++;
+        next.levels++;
+        if (advance(next)) {
+            admitted.add(next);
         }
     }
 
@@ -212,43 +317,70 @@ public final class CallSlots {
      * otherwise it waits in the queue of the first level without room.
      */
     private boolean advance(Ticket ticket) {
-        while (ticket.levels < 3) {
-            Level level = levelAt(ticket, ticket.levels);
+        while (ticket.levels < ADMITTED) {
+            Level level = reachedLevel(ticket, ticket.levels);
             if (level == null) {
                 ticket.levels++; // no job limit: nothing to take
                 continue;
             }
-            if (level.used < level.limit && level.waiting.isEmpty()) {
+            if (level.used < level.limit && !level.hasWaiters()) {
                 level.used++;
                 ticket.levels++;
             } else {
-                level.waiting.add(ticket);
+                level.enqueue(ticket);
                 waitingCount++;
                 return false;
             }
         }
+        heldLevel(ticket, TARGET).admitted++;
         return true;
     }
 
-    /** The level a ticket takes at {@code index} (0 job, 1 target, 2 server); null for a job without a limit. */
-    private Level levelAt(Ticket ticket, int index) {
+    /** The level a ticket takes at {@code index}, made if it has no entry yet; null for a job without a limit. */
+    private Level reachedLevel(Ticket ticket, int index) {
         return switch (index) {
-            case 0 -> ticket.jobLimit > 0
+            case JOB -> ticket.jobLimit > 0
                     ? jobs.computeIfAbsent(ticket.jobId, id -> new Level(ticket.jobLimit)) : null;
-            case 1 -> targets.computeIfAbsent(ticket.target, t -> new Level(ticket.targetLimit));
-            case 2 -> server;
+            case TARGET -> targets.computeIfAbsent(ticket.target, t -> new Level(ticket.targetLimit));
+            case SERVER -> server;
             default -> throw new IllegalStateException("no level " + index);
         };
+    }
+
+    /** A level the ticket holds a slot of (its entry cannot be gone); null for a job without a limit. */
+    private Level heldLevel(Ticket ticket, int index) {
+        Level level = switch (index) {
+            case JOB -> ticket.jobLimit > 0 ? jobs.get(ticket.jobId) : null;
+            case TARGET -> targets.get(ticket.target);
+            case SERVER -> server;
+            default -> throw new IllegalStateException("no level " + index);
+        };
+        if (level == null && (index != JOB || ticket.jobLimit > 0)) {
+            throw new IllegalStateException(ticket + " holds a slot of level " + index + ", whose entry is gone");
+        }
+        return level;
     }
 
     private void forgetIfIdle(Ticket ticket, int index, Level level) {
         if (!level.idle()) {
             return;
         }
-        if (index == 0) {
+        if (index == JOB) {
             jobs.remove(ticket.jobId);
-        } else if (index == 1) {
+        } else if (index == TARGET) {
             targets.remove(ticket.target);
+        }
+    }
+
+    /** Runs admitted tickets' callbacks, outside the lock; one that throws must not strand the others' slots. */
+    private static void runCallbacks(List<Ticket> admitted) {
+        for (Ticket ticket : admitted) {
+            try {
+                ticket.onAdmitted.accept(ticket);
+            } catch (Throwable failure) {
+                log.error("the admission callback of {} threw; the ticket keeps its slots until it is released",
+                        ticket, failure);
+            }
         }
     }
 
@@ -262,31 +394,112 @@ public final class CallSlots {
         return waitingCount;
     }
 
-    /** Calls in flight to one target (0 if none). */
+    /** Calls in flight to one target (0 if none): its admitted tickets, not its tickets waiting for the server. */
     public synchronized int inFlight(String target) {
         Level level = targets.get(target);
-        return level == null ? 0 : level.used;
+        return level == null ? 0 : level.admitted;
     }
 
     /**
      * Empties every queue and returns the tickets that were waiting (for close: their instances stay WAITING in the
-     * store). Admitted tickets are not affected.
+     * store). They are released: the slots they had taken are given back, to nobody, as no one waits any more.
+     * Admitted tickets are not affected.
      */
     public List<Ticket> drainWaiting() {
         synchronized (this) {
             List<Ticket> drained = new ArrayList<>(waitingCount);
             for (Level level : jobs.values()) {
-                drained.addAll(level.waiting);
-                level.waiting.clear();
+                pollAll(level, drained);
             }
             for (Level level : targets.values()) {
-                drained.addAll(level.waiting);
-                level.waiting.clear();
+                pollAll(level, drained);
             }
-            drained.addAll(server.waiting);
-            server.waiting.clear();
+            pollAll(server, drained);
             waitingCount = 0;
+            List<Ticket> none = new ArrayList<>(0);
+            for (Ticket ticket : drained) {
+                giveBack(ticket, none); // every queue is empty: the slots go back to nobody
+            }
             return drained;
         }
+    }
+
+    private static void pollAll(Level level, List<Ticket> into) {
+        for (Ticket ticket = level.poll(); ticket != null; ticket = level.poll()) {
+            into.add(ticket);
+        }
+    }
+
+    /** Job entries in memory; an idle job is forgotten. For tests. */
+    synchronized int trackedJobs() {
+        return jobs.size();
+    }
+
+    /** Target entries in memory; an idle target is forgotten. For tests. */
+    synchronized int trackedTargets() {
+        return targets.size();
+    }
+
+    /**
+     * Checks the invariants the algorithm rests on, in O(entries + waiting tickets), and throws
+     * {@link IllegalStateException} naming the first one broken. For tests.
+     */
+    synchronized void checkInvariants() {
+        int queued = checkLevel("server", server, SERVER);
+        for (Map.Entry<Long, Level> job : jobs.entrySet()) {
+            queued += checkLevel("job " + job.getKey(), job.getValue(), JOB);
+        }
+        Map<String, Integer> atServer = new HashMap<>();
+        for (Ticket ticket = server.head; ticket != null; ticket = ticket.behind) {
+            atServer.merge(ticket.target, 1, Integer::sum);
+        }
+        int admitted = 0;
+        for (Map.Entry<String, Level> entry : targets.entrySet()) {
+            Level target = entry.getValue();
+            queued += checkLevel("target " + entry.getKey(), target, TARGET);
+            // A target's slots are held by its calls in flight and by its tickets in the server queue, no one else:
+            // this is what bounds one target's share of the server queue by its limit.
+            int holders = target.admitted + atServer.getOrDefault(entry.getKey(), 0);
+            if (target.used != holders) {
+                throw new IllegalStateException("target " + entry.getKey() + ": " + target.used + " slots taken, but "
+                        + target.admitted + " admitted + " + atServer.getOrDefault(entry.getKey(), 0)
+                        + " in the server queue");
+            }
+            admitted += target.admitted;
+        }
+        if (server.used != admitted || server.used > server.limit) {
+            throw new IllegalStateException("server: " + server.used + " slots taken of " + server.limit + ", but "
+                    + admitted + " tickets admitted");
+        }
+        if (queued != waitingCount) {
+            throw new IllegalStateException(queued + " tickets queued, but waiting() says " + waitingCount);
+        }
+    }
+
+    private static int checkLevel(String name, Level level, int index) {
+        if (level.used < 0 || level.admitted < 0) {
+            throw new IllegalStateException(name + ": negative count, used " + level.used + ", admitted "
+                    + level.admitted);
+        }
+        if (index != SERVER && level.idle()) {
+            throw new IllegalStateException(name + ": idle but not forgotten");
+        }
+        if (level.hasWaiters() && level.used < level.limit) {
+            throw new IllegalStateException(name + ": waiters while " + (level.limit - level.used) + " slots are free");
+        }
+        int queued = 0;
+        Ticket ahead = null;
+        for (Ticket ticket = level.head; ticket != null; ticket = ticket.behind) {
+            if (ticket.waitingIn != level || ticket.ahead != ahead || ticket.levels != index || ticket.released) {
+                throw new IllegalStateException(name + ": " + ticket + " is queued here with levels " + ticket.levels
+                        + (ticket.released ? ", released" : "") + ", links or queue inconsistent");
+            }
+            ahead = ticket;
+            queued++;
+        }
+        if (level.tail != ahead) {
+            throw new IllegalStateException(name + ": tail is not the last ticket of the queue");
+        }
+        return queued;
     }
 }
