@@ -40,8 +40,10 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * <h2>Expiry</h2>
  *
  * A due timeout goes to the executor if one is configured, to the expiry handler if one is configured (the staging
- * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker never blocks on
- * the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
+ * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker does not wait for
+ * room in the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
+ * An executor that throws anything else is reported to the failure handler and treated the same way, so neither the
+ * worker nor the timeout is lost.
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
@@ -385,12 +387,24 @@ public final class HashedWheelTimer implements Timer {
         }
     }
 
+    /** @return whether the executor took the timeout; if not, it is still waiting and the caller defers it */
     private boolean submit(WheelTimeout timeout) {
         try {
             executor.execute(timeout);
             expired++;
             return true;
         } catch (RejectedExecutionException e) {
+            saturatedThisPass = true;
+            return false;
+        } catch (Throwable t) {
+            // A broken executor, not a full one. The worker must outlive it (it is the only thread that fires anything)
+            // and the timeout must not be lost, so it is reported and then retried like a rejected one - unless the
+            // executor started it before throwing.
+            taskFailed(timeout, t);
+            if (timeout.isStarted()) {
+                expired++;
+                return true;
+            }
             saturatedThisPass = true;
             return false;
         }
@@ -516,7 +530,11 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** Runs due tasks on this executor; the worker never runs them itself. Rejections defer the task by a tick. */
+        /**
+         * Runs due tasks on this executor; the worker never runs them itself. It should reject rather than block when
+         * full. A rejection defers the task by a tick; any other exception from {@code execute} is reported to the
+         * failure handler and also defers it.
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
@@ -537,7 +555,10 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** Told about every task that throws. The default hands it to the thread's uncaught exception handler. */
+        /**
+         * Told about every task that throws and every exception other than a rejection that the executor throws. The
+         * default hands it to the thread's uncaught exception handler.
+         */
         public Builder failureHandler(BiConsumer<TimerFuture, Throwable> handler) {
             this.failureHandler = Objects.requireNonNull(handler, "failureHandler");
             return this;

@@ -10,7 +10,7 @@ package dev.tickwheel.timer;
  * @param expired   timeouts whose deadline passed and that were handed on (executor, handler or inline run)
  * @param cancelled timeouts cancelled while this timer owned them
  * @param deferred  hand-offs refused by a saturated executor and retried a tick later (one timeout may count more than once)
- * @param failed    tasks that threw
+ * @param failed    tasks that threw, and hand-offs the executor failed with an exception other than a rejection
  * @param pending   timeouts waiting in the wheel, in the hand-off queue or deferred
  */
 public record TimerStats(long scheduled, long expired, long cancelled, long deferred, long failed, long pending) {

@@ -312,4 +312,31 @@ class HashedWheelTimerTest {
         clock.advance(Duration.ofMillis(8));
         assertEquals(List.of(9 * MS), fireTimes);
     }
+
+    // Issue 13, defect 1: an executor failure other than a rejection killed the worker and every later timeout.
+    @Test
+    void expire_executorThrowsOtherThanRejection_workerSurvivesReportsAndRetriesNextTick() {
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        List<Runnable> accepted = new CopyOnWriteArrayList<>();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        timer = builder().executor(task -> {
+            if (failuresLeft.getAndDecrement() > 0) {
+                throw new IllegalStateException("executor bug");
+            }
+            accepted.add(task);
+        }).failureHandler((t, e) -> reported.add(e)).build();
+        TimerFuture first = timer.schedule(recordFire(), 1, TimeUnit.MILLISECONDS);
+        TimerFuture second = timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(workerThread.get().isAlive(), "worker survived the executor's failure");
+        assertEquals(List.of("executor bug"), reported.stream().map(Throwable::getMessage).toList());
+        assertTrue(first.isPending(), "not lost: still waiting, to be retried");
+        assertEquals(List.of(), accepted);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(List.of(first), accepted, "retried a tick later");
+        clock.advance(Duration.ofMillis(3));
+        assertEquals(List.of(first, second), accepted);
+        assertEquals(1, timer.stats().failed());
+        assertEquals(0, timer.stats().pending());
+    }
 }
