@@ -6,6 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -102,8 +103,12 @@ public final class HashedWheelTimer implements Timer {
     private final AtomicInteger lifecycle = new AtomicInteger(INIT);
     // volatile: the worker's park deadline (rel ns) or AWAKE; read by producers to decide whether to unpark.
     private volatile long wakeAtNanos = AWAKE;
-    // volatile: set by the worker on exit, read by stop() after join.
+    // volatile: set by the worker on exit, read by stop() once workerExited is open.
     private volatile List<TimerFuture> unprocessed = List.of();
+    // Opened by the worker as it exits (or by start() if the thread could not be started). stop() waits on this, not
+    // on Thread.isAlive(): between start()'s state change and Thread.start() the worker is not alive yet, and timeouts
+    // accepted in that window must come back from stop().
+    private final CountDownLatch workerExited = new CountDownLatch(1);
 
     // Written by many threads.
     private final LongAdder scheduled = new LongAdder();
@@ -137,7 +142,13 @@ public final class HashedWheelTimer implements Timer {
         return new Builder();
     }
 
-    /** Starts the worker thread. Idempotent; {@link #schedule} calls it. */
+    /**
+     * Starts the worker thread. Idempotent; {@link #schedule} and {@link #accept} call it. If the thread cannot be
+     * started, what {@link Thread#start()} threw propagates, the timer is stopped and the timeouts other threads handed
+     * over meanwhile are cancelled.
+     *
+     * @throws IllegalStateException if the timer has been stopped
+     */
     public void start() {
         switch (lifecycle.get()) {
             case INIT -> startWorkerOnce();
@@ -150,7 +161,17 @@ public final class HashedWheelTimer implements Timer {
     private void startWorkerOnce() {
         if (lifecycle.compareAndSet(INIT, STARTED)) {
             parker.workerStarted(worker);
-            worker.start();
+            try {
+                worker.start();
+            } catch (Throwable t) {
+                // No worker will ever run (out of native threads, say). Stop, and cancel what other threads handed
+                // over meanwhile: nothing could ever fire it. This thread is the queues' only consumer now.
+                lifecycle.set(STOPPED);
+                collectUnprocessed().forEach(TimerFuture::cancel);
+                parker.workerStopped(worker);
+                workerExited.countDown();
+                throw t;
+            }
         }
     }
 
@@ -211,12 +232,13 @@ public final class HashedWheelTimer implements Timer {
 
     private void enqueue(WheelTimeout timeout) {
         timeout.owner = this;
-        transfers.offer(timeout);
         scheduled.increment();
-        if (lifecycle.get() == STOPPED) {
-            // The worker may have drained the queue for the last time before our offer; make sure the task cannot
-            // run later and tell the caller.
-            timeout.cancel();
+        transfers.offer(timeout);
+        if (lifecycle.get() == STOPPED && timeout.cancel()) {
+            // The worker may have drained the queue for the last time before our offer: make sure the task cannot run
+            // later and tell the caller. If the cancel loses, the worker did collect it and stop()'s caller has
+            // already run or cancelled it; then it counts as accepted.
+            scheduled.decrement();
             throw new RejectedExecutionException("timer is stopped");
         }
         long deadlineRel = timeout.deadlineNanos - originNanos - expiryLeadNanos;
@@ -249,9 +271,11 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Stops the worker and returns the timeouts that were still waiting in it. Timeouts already handed to the
-     * executor are not returned and may still run. Must not be called from the worker thread. If the calling thread
-     * is interrupted while waiting for the worker to exit, it keeps waiting and its interrupt flag is restored.
+     * Stops the worker and returns the timeouts that were still waiting in it, including those accepted while the worker
+     * thread was still starting. They are left waiting, not cancelled: this timer will never run them, their owner may
+     * run or cancel them. Timeouts already handed to the executor are not returned and may still run. Must not be
+     * called from the worker thread. If the calling thread is interrupted while waiting for the worker to exit, it keeps
+     * waiting and its interrupt flag is restored.
      *
      * @throws IllegalStateException if called from the worker thread
      */
@@ -265,10 +289,12 @@ public final class HashedWheelTimer implements Timer {
             return List.of();
         }
         boolean interrupted = false;
-        while (worker.isAlive()) {
+        while (workerExited.getCount() > 0 || worker.isAlive()) {
             parker.unpark(worker);
             try {
-                worker.join(100);
+                if (workerExited.await(100, TimeUnit.MILLISECONDS)) {
+                    worker.join(100);
+                }
             } catch (InterruptedException e) {
                 interrupted = true;
             }
@@ -329,6 +355,7 @@ public final class HashedWheelTimer implements Timer {
         } finally {
             unprocessed = collectUnprocessed();
             parker.workerStopped(worker);
+            workerExited.countDown();
         }
     }
 

@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -338,5 +340,97 @@ class HashedWheelTimerTest {
         assertEquals(List.of(first, second), accepted);
         assertEquals(1, timer.stats().failed());
         assertEquals(0, timer.stats().pending());
+    }
+
+    // Issue 13, defect 2: stop() between the lazy start's state change and the worker thread's start returned nothing
+    // and the timeouts accepted in that window were lost.
+    @Test
+    void stop_racingLazyStart_returnsTimeoutsAcceptedBeforeTheWorkerRan() throws Exception {
+        GatedStart gate = new GatedStart(null);
+        timer = builder().threadFactory(gate).build();
+        Thread starter = gate.startTimer(timer);
+        TimerFuture accepted = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        AtomicReference<List<TimerFuture>> unprocessed = new AtomicReference<>();
+        Thread stopper = new Thread(() -> unprocessed.set(timer.stop()), "stopper");
+        stopper.start();
+        while (!timer.isStopped()) {
+            Thread.onSpinWait();
+        }
+        gate.release.countDown();
+        starter.join();
+        stopper.join();
+        assertEquals(List.of(accepted), unprocessed.get());
+        assertTrue(accepted.isPending());
+        assertFalse(workerThread.get().isAlive());
+    }
+
+    @Test
+    void start_workerThreadCannotBeStarted_throwsAndCancelsWhatWasAcceptedMeanwhile() throws Exception {
+        GatedStart gate = new GatedStart(new IllegalStateException("no threads left"));
+        timer = builder().threadFactory(gate).build();
+        Thread starter = gate.startTimer(timer);
+        TimerFuture accepted = timer.schedule(recordFire(), 1, TimeUnit.SECONDS);
+        gate.release.countDown();
+        starter.join();
+        assertSame(gate.failure, gate.startFailure.get());
+        assertTrue(timer.isStopped());
+        assertTrue(accepted.isCancelled(), "nothing could ever fire it");
+        assertEquals(List.of(), timer.stop(), "returns at once: no worker to wait for");
+        assertThrows(RejectedExecutionException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.SECONDS));
+    }
+
+    /**
+     * Makes worker threads whose {@code start()} waits at a gate, so that a test can act while the timer counts as
+     * started but its worker does not exist yet; then starts the thread or, if given a failure, throws it.
+     */
+    private final class GatedStart implements ThreadFactory {
+        final CountDownLatch starting = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicReference<Throwable> startFailure = new AtomicReference<>();
+        final RuntimeException failure;
+
+        GatedStart(RuntimeException failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "test-wheel") {
+                @Override
+                public synchronized void start() {
+                    starting.countDown();
+                    awaitQuietly(release);
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    super.start();
+                }
+            };
+            t.setDaemon(true);
+            workerThread.set(t);
+            return t;
+        }
+
+        /** Calls {@code timer.start()} on a new thread and returns that thread once it waits at the gate. */
+        Thread startTimer(HashedWheelTimer timer) throws InterruptedException {
+            Thread starter = new Thread(() -> {
+                try {
+                    timer.start();
+                } catch (Throwable t) {
+                    startFailure.set(t);
+                }
+            }, "starter");
+            starter.start();
+            starting.await();
+            return starter;
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
