@@ -32,11 +32,12 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * ({@link TimingWheel#nextDeadline()}), not until the next tick: a timer fires at its deadline plus the park's
  * wake-up latency, and a wheel whose next deadline is an hour away sleeps for an hour.
  *
- * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks the hand-off queue.
- * A producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier.
- * Both sides write then read volatile state in opposite order (the queue's producer index is written by an atomic
- * add), so at least one of them sees the other: a sooner timeout is never stranded behind a long park, and most
- * schedule calls do not pay for an unpark.
+ * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks both queues. A
+ * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier; a
+ * canceller likewise, if the worker would otherwise sleep for more than a tick. Both sides write then read volatile
+ * state in opposite order (a queue's producer index is written by an atomic add), so at least one of them sees the
+ * other: a sooner timeout is never stranded behind a long park, a cancelled node is not held until its deadline, and
+ * most schedule calls do not pay for an unpark.
  *
  * <h2>Expiry</h2>
  *
@@ -48,7 +49,9 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
- * retry. A node's memory is released within one worker pass after its cancellation.
+ * retry. A cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass
+ * running at the time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick)
+ * or within the tick.
  */
 public final class HashedWheelTimer implements Timer {
 
@@ -252,6 +255,10 @@ public final class HashedWheelTimer implements Timer {
 
     /** Called by {@link WheelTimeout#cancel()} after the CAS won while this timer owned the node. */
     void enqueueCancellation(WheelTimeout timeout) {
+        if (lifecycle.get() == STOPPED) {
+            // The worker's last pass drops cancelled nodes; a queue nobody drains would only hold this one.
+            return;
+        }
         cancellations.offer(timeout);
         // Release the node within a tick: wake a worker parked for longer than that.
         long wakeAt = wakeAtNanos;
@@ -343,7 +350,9 @@ public final class HashedWheelTimer implements Timer {
                     continue;
                 }
                 wakeAtNanos = nextRel;
-                if (!transfers.isEmpty() || lifecycle.get() != STARTED) {
+                // A producer or canceller that ran after this pass drained its queue but read wakeAtNanos before the
+                // line above saw AWAKE and did not unpark us: its item is in a queue now, so pass again.
+                if (!transfers.isEmpty() || !cancellations.isEmpty() || lifecycle.get() != STARTED) {
                     continue;
                 }
                 if (nextRel == Long.MAX_VALUE) {

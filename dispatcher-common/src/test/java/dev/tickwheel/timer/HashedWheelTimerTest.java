@@ -17,6 +17,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -432,5 +433,20 @@ class HashedWheelTimerTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    // Issue 13, defect 3: a cancel issued while the worker was running a pass waited for the next wake-up, which could
+    // be the cancelled timeout's own deadline.
+    @Test
+    void cancel_whileWorkerRunsAPass_isReleasedBeforeTheWorkerParks() {
+        timer = builder().build();
+        TimerFuture far = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        AtomicBoolean cancelWon = new AtomicBoolean();
+        timer.schedule(() -> cancelWon.set(far.cancel()), 1, TimeUnit.MILLISECONDS); // runs on the worker, mid-pass
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(cancelWon.get());
+        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()), "nothing left to wait for");
+        assertEquals(1, timer.stats().cancelled());
+        assertEquals(0, timer.stats().pending());
     }
 }

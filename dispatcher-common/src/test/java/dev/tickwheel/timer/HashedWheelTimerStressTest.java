@@ -1,0 +1,81 @@
+package dev.tickwheel.timer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Many threads against one {@link HashedWheelTimer} on a {@link ManualClock}: the clock does not move unless a test
+ * says so, so every outcome below is decided by thread interleaving alone, and the checks are exact.
+ */
+class HashedWheelTimerStressTest {
+
+    private static final int THREADS = 8;
+
+    private final ExecutorService threads = Executors.newFixedThreadPool(THREADS + 1);
+
+    @AfterEach
+    void shutdown() {
+        threads.shutdownNow();
+    }
+
+    /**
+     * Cancels from eight threads while a ninth keeps the worker awake with timeouts that are due at once: whenever a
+     * cancel lands in a pass, after the pass drained its queue, the worker must still release the node before it
+     * parks. After each round the wheel must hold nothing and the worker must wait for nothing.
+     */
+    @Test
+    void cancel_manyThreadsWhileWorkerIsAwake_everyNodeReleasedBeforeWorkerParks() throws Exception {
+        int perThread = 5_000;
+        for (int round = 0; round < 10; round++) {
+            ManualClock clock = new ManualClock();
+            HashedWheelTimer timer = HashedWheelTimer.builder().ticker(clock).ticksPerWheel(64).build();
+            try {
+                AtomicBoolean cancelling = new AtomicBoolean(true);
+                Future<?> busy = threads.submit(() -> {
+                    while (cancelling.get()) {
+                        timer.schedule(Thread::onSpinWait, 0, TimeUnit.NANOSECONDS);
+                    }
+                });
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<?>> cancellers = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    cancellers.add(threads.submit(() -> {
+                        List<TimerFuture> mine = new ArrayList<>(perThread);
+                        for (int i = 0; i < perThread; i++) {
+                            mine.add(timer.schedule(() -> { }, 1 + i, TimeUnit.HOURS));
+                        }
+                        go.await();
+                        for (TimerFuture future : mine) {
+                            if (!future.cancel()) {
+                                throw new AssertionError("cancel lost for a timeout hours away: " + future);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                go.countDown();
+                for (Future<?> canceller : cancellers) {
+                    canceller.get(60, TimeUnit.SECONDS);
+                }
+                cancelling.set(false);
+                busy.get(60, TimeUnit.SECONDS);
+                clock.awaitSettled();
+                TimerStats stats = timer.stats();
+                assertEquals(0, stats.pending(), "round " + round + ": " + stats);
+                assertEquals(THREADS * perThread, stats.cancelled(), "round " + round + ": " + stats);
+            } finally {
+                timer.stop();
+            }
+        }
+    }
+}
