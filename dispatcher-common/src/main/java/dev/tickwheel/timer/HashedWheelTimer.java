@@ -189,11 +189,18 @@ public final class HashedWheelTimer implements Timer {
      *
      * @param delayNanos delay; zero or negative means due now
      * @throws IllegalArgumentException if the deadline would overflow
-     * @throws IllegalStateException if the node was already scheduled or is no longer waiting
+     * @throws IllegalStateException if the node was already scheduled (by this or another timer, or by a racing call)
+     *                               or is no longer waiting (cancelled or started)
      * @throws RejectedExecutionException if the timer has been stopped
      */
     public <T extends WheelTimeout> T schedule(T timeout, long delayNanos) {
         Objects.requireNonNull(timeout, "timeout");
+        if (!timeout.isPending()) {
+            throw new IllegalStateException("timeout is no longer waiting: " + timeout);
+        }
+        if (timeout.owner != null) {
+            throw new IllegalStateException("timeout already scheduled: " + timeout);
+        }
         startForScheduling();
         long nowNanos = ticker.read();
         long elapsedNanos = nowNanos - originNanos;
@@ -201,7 +208,7 @@ public final class HashedWheelTimer implements Timer {
         if (delay > Long.MAX_VALUE - elapsedNanos) {
             throw new IllegalArgumentException("delayNanos too large, the deadline would overflow: " + delayNanos);
         }
-        if (timeout.owner != null) {
+        if (!timeout.claim(this)) {
             throw new IllegalStateException("timeout already scheduled: " + timeout);
         }
         timeout.deadlineNanos = nowNanos + delay;

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -76,6 +77,46 @@ class HashedWheelTimerStressTest {
             } finally {
                 timer.stop();
             }
+        }
+    }
+
+    /**
+     * Eight threads schedule the same node at once, 2 000 times over: exactly one call may succeed (the others throw
+     * {@link IllegalStateException}), and the task runs once. Two successes would link the node twice.
+     */
+    @Test
+    void schedule_sameNodeFromManyThreads_exactlyOneSucceedsAndItRunsOnce() throws Exception {
+        ManualClock clock = new ManualClock();
+        HashedWheelTimer timer = HashedWheelTimer.builder().ticker(clock).ticksPerWheel(64).build();
+        try {
+            for (int round = 0; round < 2_000; round++) {
+                AtomicInteger runs = new AtomicInteger();
+                WheelTimeout node = new WheelTimeout(runs::incrementAndGet);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Boolean>> attempts = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    attempts.add(threads.submit(() -> {
+                        go.await();
+                        try {
+                            timer.schedule(node, 1_000_000);
+                            return true;
+                        } catch (IllegalStateException expected) {
+                            return false;
+                        }
+                    }));
+                }
+                go.countDown();
+                int successes = 0;
+                for (Future<Boolean> attempt : attempts) {
+                    successes += attempt.get(60, TimeUnit.SECONDS) ? 1 : 0;
+                }
+                clock.advanceNanos(1_000_000);
+                assertEquals(1, successes, "round " + round);
+                assertEquals(1, runs.get(), "round " + round);
+            }
+            assertEquals(0, timer.stats().pending());
+        } finally {
+            timer.stop();
         }
     }
 }

@@ -449,4 +449,19 @@ class HashedWheelTimerTest {
         assertEquals(1, timer.stats().cancelled());
         assertEquals(0, timer.stats().pending());
     }
+
+    // Issue 13, defect 4: the javadoc promised IllegalStateException for a node that is no longer waiting.
+    @Test
+    void schedule_nodeAlreadyCancelledOrStarted_throwsAndSchedulesNothing() {
+        timer = builder().build();
+        WheelTimeout cancelled = new WheelTimeout(recordFire());
+        assertTrue(cancelled.cancel());
+        WheelTimeout started = new WheelTimeout(() -> { });
+        started.run();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> timer.schedule(cancelled, MS));
+        assertTrue(e.getMessage().contains("cancelled"), e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> timer.schedule(started, MS));
+        assertTrue(e.getMessage().contains("started"), e.getMessage());
+        assertEquals(0, timer.stats().scheduled());
+    }
 }
