@@ -369,9 +369,13 @@ public final class HashedWheelTimer implements Timer {
                 }
             }
         } finally {
-            unprocessed = collectUnprocessed();
-            parker.workerStopped(worker);
-            workerExited.countDown();
+            try {
+                unprocessed = collectUnprocessed();
+                parker.workerStopped(worker);
+            } finally {
+                // Whatever failed above, stop() must not wait forever.
+                workerExited.countDown();
+            }
         }
     }
 

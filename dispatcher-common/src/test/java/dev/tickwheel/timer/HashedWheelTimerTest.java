@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.base.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Behaviour of {@link HashedWheelTimer} on a {@link ManualClock}: no sleeping, every instant observed exactly. */
 class HashedWheelTimerTest {
@@ -378,6 +380,54 @@ class HashedWheelTimerTest {
         assertTrue(accepted.isCancelled(), "nothing could ever fire it");
         assertEquals(List.of(), timer.stop(), "returns at once: no worker to wait for");
         assertThrows(RejectedExecutionException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    // A hang guard on its own thread (stop() keeps waiting when interrupted): before the fix, stop() waited forever.
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void stop_workerFailsWhileExiting_stillReturns() {
+        ExitFailingClock exitFails = new ExitFailingClock();
+        timer = HashedWheelTimer.builder().ticker(exitFails).build();
+        timer.start();
+        exitFails.clock.awaitSettled();
+        assertEquals(List.of(), timer.stop());
+        assertTrue(timer.isStopped());
+    }
+
+    /** A {@link ManualClock} whose {@code workerStopped} throws after doing its job: the worker's last step fails. */
+    private static final class ExitFailingClock extends Ticker implements WorkerParker {
+        final ManualClock clock = new ManualClock();
+
+        @Override
+        public long read() {
+            return clock.read();
+        }
+
+        @Override
+        public void parkUntil(long deadlineNanos) {
+            clock.parkUntil(deadlineNanos);
+        }
+
+        @Override
+        public void parkIndefinitely() {
+            clock.parkIndefinitely();
+        }
+
+        @Override
+        public void unpark(Thread worker) {
+            clock.unpark(worker);
+        }
+
+        @Override
+        public void workerStarted(Thread worker) {
+            clock.workerStarted(worker);
+        }
+
+        @Override
+        public void workerStopped(Thread worker) {
+            clock.workerStopped(worker);
+            throw new IllegalStateException("parker failed");
+        }
     }
 
     /**
