@@ -45,7 +45,8 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker does not wait for
  * room in the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
  * An executor that throws anything else is reported to the failure handler and treated the same way, so neither the
- * worker nor the timeout is lost.
+ * worker nor the timeout is lost. The worker does not use interrupts: one that a task, a handler or a direct executor
+ * leaves set on the worker thread is cleared before anything else runs there.
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
@@ -419,19 +420,33 @@ public final class HashedWheelTimer implements Timer {
     }
 
     private void expire(WheelTimeout timeout) {
-        if (expiryHandler != null) {
-            expired++;
-            try {
-                expiryHandler.accept(timeout);
-            } catch (Throwable t) {
-                taskFailed(timeout, t);
+        if (executor != null) {
+            if (saturatedThisPass || !submit(timeout)) {
+                defer(timeout);
             }
-        } else if (executor == null) {
-            expired++;
-            timeout.run();
-        } else if (saturatedThisPass || !submit(timeout)) {
-            defer(timeout);
+            return;
         }
+        expired++;
+        try {
+            if (expiryHandler != null) {
+                expiryHandler.accept(timeout);
+            } else {
+                timeout.run(); // reports a failing task itself
+            }
+        } catch (Throwable t) {
+            taskFailed(timeout, t);
+        } finally {
+            clearInterruptLeftByUserCode();
+        }
+    }
+
+    /**
+     * Clears the worker's interrupt flag after user code ran on it (a task run inline, an expiry handler, a direct
+     * executor, a failure handler): the flag was that code's business, not the next task's, and the worker itself does
+     * not use interrupts (stop() unparks it).
+     */
+    private static void clearInterruptLeftByUserCode() {
+        Thread.interrupted();
     }
 
     /** @return whether the executor took the timeout; if not, it is still waiting and the caller defers it */
@@ -454,6 +469,8 @@ public final class HashedWheelTimer implements Timer {
             }
             saturatedThisPass = true;
             return false;
+        } finally {
+            clearInterruptLeftByUserCode();
         }
     }
 

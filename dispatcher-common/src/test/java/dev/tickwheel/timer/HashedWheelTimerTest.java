@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Behaviour of {@link HashedWheelTimer} on a {@link ManualClock}: no sleeping, every instant observed exactly. */
 class HashedWheelTimerTest {
@@ -513,5 +515,22 @@ class HashedWheelTimerTest {
         e = assertThrows(IllegalStateException.class, () -> timer.schedule(started, MS));
         assertTrue(e.getMessage().contains("started"), e.getMessage());
         assertEquals(0, timer.stats().scheduled());
+    }
+
+    // Issue 13, defect 5: an interrupt left behind by one task run on the worker was seen by the next one.
+    @ParameterizedTest(name = "direct executor: {0}")
+    @ValueSource(booleans = {false, true})
+    void run_taskLeavesInterruptFlagSetOnWorker_nextTaskStartsUninterrupted(boolean directExecutor) {
+        HashedWheelTimer.Builder b = builder();
+        timer = directExecutor ? b.executor(Runnable::run).build() : b.build();
+        List<Boolean> interruptedOnEntry = new CopyOnWriteArrayList<>();
+        Runnable task = () -> {
+            interruptedOnEntry.add(Thread.currentThread().isInterrupted());
+            Thread.currentThread().interrupt();
+        };
+        timer.schedule(task, 1, TimeUnit.MILLISECONDS);
+        timer.schedule(task, 1, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(List.of(false, false), interruptedOnEntry);
     }
 }
