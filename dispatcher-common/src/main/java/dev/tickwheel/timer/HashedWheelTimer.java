@@ -29,8 +29,9 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * Each pass reads the ticker once ({@code now}), drains cancellations, drains up to {@code maxTransfersPerPass} new
  * timeouts (one already due is expired in this pass, never a revolution later), retries deferred timeouts and expires
  * every bucket that holds a deadline at or before {@code now}. It then parks until the earliest pending deadline
- * ({@link TimingWheel#nextDeadline()}), not until the next tick: a timer fires at its deadline plus the park's
- * wake-up latency, and a wheel whose next deadline is an hour away sleeps for an hour.
+ * ({@link TimingWheel#nextDeadline()}) or deferred retry, not until the next tick, and without a deadline when it
+ * holds nothing: a timer fires at its deadline plus the park's wake-up latency, and a wheel whose next deadline is an
+ * hour away sleeps for an hour unless a sooner timeout or a cancel wakes it.
  *
  * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks both queues. A
  * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier; a
@@ -53,6 +54,10 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * retry. A cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass
  * running at the time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick)
  * or within the tick.
+ *
+ * <p>A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from when it is built: a deadline beyond it
+ * is refused. Should the ticker pass that end, time stands still at the end for the timer: everything pending fires and
+ * only timeouts due now are accepted.
  */
 public final class HashedWheelTimer implements Timer {
 
@@ -70,6 +75,8 @@ public final class HashedWheelTimer implements Timer {
     private static final int STOPPED = 2;
     /** {@link #wakeAtNanos} while the worker is running a pass: producers need not unpark it. */
     private static final long AWAKE = Long.MIN_VALUE;
+    /** {@link #wakeAtNanos} while the worker is parked with nothing to wait for: any new timeout must unpark it. */
+    private static final long IDLE = Long.MAX_VALUE;
 
     private static final VarHandle WAKE_AT;
 
@@ -99,13 +106,13 @@ public final class HashedWheelTimer implements Timer {
     private final TimingWheel wheel;
     private final WheelTimeout deferred = new WheelTimeout();
     private long deferredCount;
-    private long retryDeferredAt;
-    private long passNowRel;
+    private long retryDeferredAtNanos; // ticker time, compared by subtraction
+    private long passNowNanos;
     private boolean saturatedThisPass;
 
     // volatile: lifecycle state machine, changed by CAS from start() and stop().
     private final AtomicInteger lifecycle = new AtomicInteger(INIT);
-    // volatile: the worker's park deadline (rel ns) or AWAKE; read by producers to decide whether to unpark.
+    // volatile: the worker's park deadline (rel ns), IDLE or AWAKE; read by producers to decide whether to unpark.
     private volatile long wakeAtNanos = AWAKE;
     // volatile: set by the worker on exit, read by stop() once workerExited is open.
     private volatile List<TimerFuture> unprocessed = List.of();
@@ -204,7 +211,7 @@ public final class HashedWheelTimer implements Timer {
         }
         startForScheduling();
         long nowNanos = ticker.read();
-        long elapsedNanos = nowNanos - originNanos;
+        long elapsedNanos = relativeNow(nowNanos);
         long delay = Math.max(delayNanos, 0);
         if (delay > Long.MAX_VALUE - elapsedNanos) {
             throw new IllegalArgumentException("delayNanos too large, the deadline would overflow: " + delayNanos);
@@ -253,7 +260,8 @@ public final class HashedWheelTimer implements Timer {
             throw new RejectedExecutionException("timer is stopped");
         }
         long deadlineRel = timeout.deadlineNanos - originNanos - expiryLeadNanos;
-        for (long wakeAt = wakeAtNanos; wakeAt != AWAKE && deadlineRel < wakeAt; wakeAt = wakeAtNanos) {
+        for (long wakeAt = wakeAtNanos; wakeAt != AWAKE && (deadlineRel < wakeAt || wakeAt == IDLE);
+                wakeAt = wakeAtNanos) {
             if (WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
                 parker.unpark(worker);
                 break;
@@ -270,7 +278,7 @@ public final class HashedWheelTimer implements Timer {
         cancellations.offer(timeout);
         // Release the node within a tick: wake a worker parked for longer than that.
         long wakeAt = wakeAtNanos;
-        if (wakeAt != AWAKE && wakeAt - (ticker.read() - originNanos) > tickNanos
+        if (wakeAt != AWAKE && wakeAt - relativeNow(ticker.read()) > tickNanos
                 && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
             parker.unpark(worker);
         }
@@ -343,30 +351,34 @@ public final class HashedWheelTimer implements Timer {
                 wakeAtNanos = AWAKE;
                 // Interrupts are not used to stop the worker (stop() unparks it); clear them so a park cannot spin.
                 Thread.interrupted();
-                long nowRel = ticker.read() - originNanos;
-                passNowRel = nowRel;
+                long nowNanos = ticker.read();
+                long nowRel = relativeNow(nowNanos);
+                passNowNanos = nowNanos;
                 saturatedThisPass = false;
                 drainCancellations();
                 boolean backlog = drainTransfers(nowRel);
-                retryDeferred(nowRel);
+                retryDeferred(nowNanos);
                 cancelled += wheel.expire(nowRel, this::expire);
                 if (backlog) {
                     continue;
                 }
-                long nextRel = Math.min(wheel.nextDeadline(), deferredCount > 0 ? retryDeferredAt : Long.MAX_VALUE);
-                if (nextRel <= nowRel) {
+                // Idleness is decided by what is held, not by a sentinel deadline: at the end of the range
+                // (nowRel == Long.MAX_VALUE) "no deadline" would otherwise look due and the worker would never park.
+                boolean idle = wheel.size() == 0 && deferredCount == 0;
+                long waitNanos = idle ? Long.MAX_VALUE : nanosUntilNextWork(nowNanos, nowRel);
+                if (waitNanos <= 0) {
                     continue;
                 }
-                wakeAtNanos = nextRel;
+                wakeAtNanos = idle ? IDLE : nowRel + Math.min(waitNanos, Long.MAX_VALUE - nowRel);
                 // A producer or canceller that ran after this pass drained its queue but read wakeAtNanos before the
                 // line above saw AWAKE and did not unpark us: its item is in a queue now, so pass again.
                 if (!transfers.isEmpty() || !cancellations.isEmpty() || lifecycle.get() != STARTED) {
                     continue;
                 }
-                if (nextRel == Long.MAX_VALUE) {
+                if (idle) {
                     parker.parkIndefinitely();
                 } else {
-                    parker.parkUntil(originNanos + nextRel);
+                    parker.parkUntil(nowNanos + waitNanos); // may wrap: parkers compare ticker times by subtraction
                 }
             }
         } finally {
@@ -378,6 +390,21 @@ public final class HashedWheelTimer implements Timer {
                 workerExited.countDown();
             }
         }
+    }
+
+    /**
+     * Ticker time since the origin. A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from the
+     * origin; past its end the difference would wrap negative, so the timer stays at the end of its range instead.
+     */
+    private long relativeNow(long nowNanos) {
+        long rel = nowNanos - originNanos;
+        return rel < 0 ? Long.MAX_VALUE : rel;
+    }
+
+    /** Nanoseconds until the earliest deadline in the wheel or the deferred retry; not positive if one is due. */
+    private long nanosUntilNextWork(long nowNanos, long nowRel) {
+        long waitNanos = wheel.size() == 0 ? Long.MAX_VALUE : wheel.nextDeadline() - nowRel;
+        return deferredCount == 0 ? waitNanos : Math.min(waitNanos, retryDeferredAtNanos - nowNanos);
     }
 
     private void drainCancellations() {
@@ -477,16 +504,16 @@ public final class HashedWheelTimer implements Timer {
     private void defer(WheelTimeout timeout) {
         timeout.linkBefore(deferred);
         if (deferredCount++ == 0) {
-            retryDeferredAt = passNowRel + tickNanos;
+            retryDeferredAtNanos = passNowNanos + tickNanos;
         }
         deferrals++;
     }
 
-    private void retryDeferred(long nowRel) {
-        if (deferredCount == 0 || nowRel < retryDeferredAt) {
+    private void retryDeferred(long nowNanos) {
+        if (deferredCount == 0 || nowNanos - retryDeferredAtNanos < 0) {
             return;
         }
-        retryDeferredAt = nowRel + tickNanos;
+        retryDeferredAtNanos = nowNanos + tickNanos;
         while (deferred.next != deferred && !saturatedThisPass) {
             WheelTimeout timeout = deferred.next;
             timeout.unlink();

@@ -533,4 +533,58 @@ class HashedWheelTimerTest {
         clock.advance(Duration.ofMillis(1));
         assertEquals(List.of(false, false), interruptedOnEntry);
     }
+
+    // Issue 13, defect 6: at now = origin + Long.MAX_VALUE an empty wheel's "no deadline" looked due and the worker
+    // ran passes without parking.
+    @Test
+    void worker_passAtTheOverflowEdge_parksInsteadOfSpinning() {
+        timer = builder().build();
+        timer.start();
+        clock.advanceNanos(Long.MAX_VALUE); // the idle worker sleeps through it
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled(); // fails after 10 s if the worker never parks
+        assertEquals(List.of(Long.MAX_VALUE), fireTimes);
+        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()));
+    }
+
+    @Test
+    void schedule_largestDelay_firesExactlyAtTheOverflowEdge() {
+        timer = builder().build();
+        timer.schedule(recordFire(), Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        clock.advanceNanos(Long.MAX_VALUE - 1);
+        assertEquals(List.of(), fireTimes);
+        clock.advanceNanos(1);
+        assertEquals(List.of(Long.MAX_VALUE), fireTimes);
+        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()));
+    }
+
+    @Test
+    void expire_executorRejectsAtTheOverflowEdge_retriesATickLaterWithoutSpinning() {
+        AtomicInteger attempts = new AtomicInteger();
+        timer = builder().executor(task -> {
+            attempts.incrementAndGet();
+            throw new RejectedExecutionException("full");
+        }).build();
+        timer.start();
+        clock.advanceNanos(Long.MAX_VALUE);
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled(); // fails after 10 s if the worker never parks
+        assertEquals(1, attempts.get());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(2, attempts.get());
+    }
+
+    @Test
+    void worker_tickerPassesTheEndOfItsRange_firesWhatIsPendingAndAcceptsOnlyDueNow() {
+        timer = builder().build();
+        timer.schedule(recordFire(), Long.MAX_VALUE - 5, TimeUnit.NANOSECONDS);
+        clock.advanceNanos(Long.MAX_VALUE - 10);
+        clock.advanceNanos(20); // past origin + Long.MAX_VALUE: the ticker's distance from the origin wraps
+        assertEquals(List.of(Long.MIN_VALUE + 9), fireTimes, "fired at the jump, not lost");
+        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()));
+        assertThrows(IllegalArgumentException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.NANOSECONDS));
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled();
+        assertEquals(List.of(Long.MIN_VALUE + 9, Long.MIN_VALUE + 9), fireTimes);
+    }
 }
