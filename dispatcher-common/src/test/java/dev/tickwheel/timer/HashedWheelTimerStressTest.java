@@ -3,11 +3,17 @@ package dev.tickwheel.timer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -117,6 +123,57 @@ class HashedWheelTimerStressTest {
             assertEquals(0, timer.stats().pending());
         } finally {
             timer.stop();
+        }
+    }
+
+    /**
+     * Eight threads schedule while a ninth stops the timer, on a fresh timer that starts lazily, 300 times over, so that
+     * the stop lands before, during and after the worker thread's start. The clock stands still, so nothing fires:
+     * every timeout whose schedule call returned must come back from {@code stop()} still waiting, and none whose call
+     * threw {@link RejectedExecutionException} may.
+     */
+    @Test
+    void schedule_racingStopAndLazyStart_everyAcceptedTimeoutComesBackFromStop() throws Exception {
+        int perThread = 50;
+        for (int round = 0; round < 300; round++) {
+            HashedWheelTimer timer = HashedWheelTimer.builder().ticker(new ManualClock()).ticksPerWheel(64).build();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Map<TimerFuture, Boolean>>> producers = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                producers.add(threads.submit(() -> {
+                    Map<TimerFuture, Boolean> acceptedByNode = new HashMap<>();
+                    go.await();
+                    for (int i = 0; i < perThread; i++) {
+                        WheelTimeout node = new WheelTimeout(() -> { });
+                        try {
+                            timer.schedule(node, TimeUnit.HOURS.toNanos(1));
+                            acceptedByNode.put(node, true);
+                        } catch (RejectedExecutionException e) {
+                            acceptedByNode.put(node, false);
+                        }
+                    }
+                    return acceptedByNode;
+                }));
+            }
+            int spins = ThreadLocalRandom.current().nextInt(20_000);
+            Future<List<TimerFuture>> stopper = threads.submit(() -> {
+                go.await();
+                for (int i = 0; i < spins; i++) {
+                    Thread.onSpinWait();
+                }
+                return timer.stop();
+            });
+            go.countDown();
+            Set<TimerFuture> returned = new HashSet<>(stopper.get(60, TimeUnit.SECONDS));
+            for (Future<Map<TimerFuture, Boolean>> producer : producers) {
+                for (Map.Entry<TimerFuture, Boolean> e : producer.get(60, TimeUnit.SECONDS).entrySet()) {
+                    TimerFuture node = e.getKey();
+                    boolean accepted = e.getValue();
+                    boolean comesBackWaiting = returned.contains(node) && node.isPending();
+                    assertEquals(accepted, comesBackWaiting, "round " + round + " (" + spins + " spins), "
+                            + (accepted ? "accepted but lost: " : "rejected but returned: ") + node);
+                }
+            }
         }
     }
 }
