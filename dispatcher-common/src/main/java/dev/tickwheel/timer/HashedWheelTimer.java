@@ -20,8 +20,8 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
 /**
  * A hashed timing wheel with one worker thread, exact deadlines and no idle ticking.
  *
- * <p>Thread-safe: {@link #schedule}, {@link #accept}, {@link TimerFuture#cancel()} and {@link #stop()} may be called
- * from any thread. Only the worker thread touches the buckets (single writer): producers hand new timeouts over
+ * <p>Thread-safe: {@link #schedule}, {@link #accept} and {@link TimerFuture#cancel()} may be called from any thread,
+ * {@link #stop()} from any thread but the worker. Only the worker thread touches the buckets (single writer): producers hand new timeouts over
  * through a lock-free MPSC queue, cancellations through a second one, and the worker links and unlinks nodes.
  *
  * <h2>How the worker waits</h2>
@@ -50,8 +50,8 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * leaves set on the worker thread is cleared before anything else runs there.
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
- * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
- * retry. A cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass
+ * microseconds on Linux) plus the time to expire the timeouts before it (and to run them, without an executor); with a
+ * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass
  * running at the time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick)
  * or within the tick.
  *
@@ -196,6 +196,7 @@ public final class HashedWheelTimer implements Timer {
      * Schedules a timeout node created by the caller (a subclass of {@link WheelTimeout} can carry its own key).
      *
      * @param delayNanos delay; zero or negative means due now
+     * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if the deadline would overflow
      * @throws IllegalStateException if the node was already scheduled (by this or another timer, or by a racing call)
      *                               or is no longer waiting (cancelled or started)
@@ -227,7 +228,9 @@ public final class HashedWheelTimer implements Timer {
     /**
      * Takes over a waiting timeout that another timer has just expired (typically through its expiry handler), keeping
      * its deadline. This is the hand-off of a two-tier service: the node, and so the caller's handle, stays the same.
+     * A timeout cancelled meanwhile is accepted and then dropped.
      *
+     * @throws IllegalStateException if the timeout is still linked in a wheel
      * @throws RejectedExecutionException if this timer has been stopped
      */
     public void accept(WheelTimeout timeout) {
@@ -328,7 +331,7 @@ public final class HashedWheelTimer implements Timer {
         return unprocessed;
     }
 
-    /** Whether {@link #stop()} has been called. */
+    /** Whether {@link #stop()} has been called, or the worker thread could not be started. */
     public boolean isStopped() {
         return lifecycle.get() == STOPPED;
     }
@@ -338,6 +341,7 @@ public final class HashedWheelTimer implements Timer {
         return ticker;
     }
 
+    /** The counters so far; see {@link TimerStats} for what each counts. */
     public TimerStats stats() {
         long s = scheduled.sum();
         long e = expired;
@@ -633,7 +637,8 @@ public final class HashedWheelTimer implements Timer {
 
         /**
          * Passes due timeouts to this handler on the worker thread instead of running them. The handler must be quick
-         * and must not block; a handler that throws is reported to the failure handler.
+         * and must not block. A handler that throws is reported to the failure handler; this timer counts the timeout
+         * as expired and does not keep it.
          */
         public Builder expiryHandler(Consumer<WheelTimeout> handler) {
             this.expiryHandler = Objects.requireNonNull(handler, "expiryHandler");
