@@ -21,8 +21,9 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * A hashed timing wheel with one worker thread, exact deadlines and no idle ticking.
  *
  * <p>Thread-safe: {@link #schedule}, {@link #accept} and {@link TimerFuture#cancel()} may be called from any thread,
- * {@link #stop()} from any thread but the worker. Only the worker thread touches the buckets (single writer): producers hand new timeouts over
- * through a lock-free MPSC queue, cancellations through a second one, and the worker links and unlinks nodes.
+ * {@link #stop()} from any thread but the worker. Only the worker thread touches the buckets (single writer): producers
+ * hand new timeouts over through a lock-free MPSC queue, cancellations through a second one, and the worker links and
+ * unlinks nodes.
  *
  * <h2>How the worker waits</h2>
  *
@@ -44,16 +45,17 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  *
  * A due timeout goes to the executor if one is configured, to the expiry handler if one is configured (the staging
  * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker does not wait for
- * room in the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
- * An executor that throws anything else is reported to the failure handler and treated the same way, so neither the
+ * room in the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts
+ * it. An executor that throws anything else is reported to the failure handler and treated the same way, so neither the
  * worker nor the timeout is lost. The worker does not use interrupts: one that a task, a handler or a direct executor
  * leaves set on the worker thread is cleared before anything else runs there.
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it (and to run them, without an executor); with a
- * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass
- * running at the time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick)
- * or within the tick.
+ * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A
+ * cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass running at the
+ * time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick) or within the
+ * tick.
  *
  * <p>A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from when it is built: a deadline beyond it
  * is refused. Should the ticker pass that end, time stands still at the end for the timer: everything pending fires and
@@ -297,11 +299,11 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Stops the worker and returns the timeouts that were still waiting in it, including those accepted while the worker
-     * thread was still starting. They are left waiting, not cancelled: this timer will never run them, their owner may
-     * run or cancel them. Timeouts already handed to the executor are not returned and may still run. Must not be
-     * called from the worker thread. If the calling thread is interrupted while waiting for the worker to exit, it keeps
-     * waiting and its interrupt flag is restored.
+     * Stops the worker and returns the timeouts that were still waiting in it, including those accepted while the
+     * worker thread was still starting. They are left waiting, not cancelled: this timer will never run them, their
+     * owner may run or cancel them. Timeouts already handed to the executor are not returned and may still run. Must
+     * not be called from the worker thread. If the calling thread is interrupted while waiting for the worker to exit,
+     * it keeps waiting and its interrupt flag is restored.
      *
      * @throws IllegalStateException if called from the worker thread
      */

@@ -8,8 +8,8 @@ import org.junit.jupiter.api.AfterEach;
 
 /**
  * Tests of a {@link HashedWheelTimer} on a {@link ManualClock}: no sleeping, every instant observed exactly. Each test
- * gets a clock at 0, a builder (1 ms ticks, 8 buckets) whose worker thread is remembered, a record of the clock readings
- * at which recording tasks ran, and its timer stopped afterwards.
+ * gets a clock at 0, a builder (1 ms ticks, 8 buckets) whose worker thread is remembered, a record of the clock
+ * readings at which recording tasks ran, and its timer stopped afterwards.
  */
 abstract class AbstractManualClockTimerTest {
 

@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The behaviours that the peers' own timer suites check, exercised on {@link HashedWheelTimer}: Netty's
  * {@code HashedWheelTimerTest} and Kafka's {@code TimerTest}, {@code TimerTaskListTest} and
- * {@code SystemTimerReaperTest} (Kafka has no {@code TimingWheelTest}). Each test names the case it mirrors. The code is
- * ours: on a {@link ManualClock}, so where a peer sleeps and allows a margin, these tests observe the exact instant.
+ * {@code SystemTimerReaperTest} (Kafka has no {@code TimingWheelTest}). Each test names the case it mirrors. The code
+ * is ours, on a {@link ManualClock}: where a peer sleeps and allows a margin, these tests observe the exact instant.
  *
  * <p>Where Tickwheel's contract differs from the peer's, the test checks Tickwheel's and says so: a stopped timer
  * rejects with {@link RejectedExecutionException} (Netty: {@link IllegalStateException}); {@code stop()} leaves the

@@ -127,8 +127,8 @@ class HashedWheelTimerStressTest {
     }
 
     /**
-     * Eight threads schedule while a ninth stops the timer, on a fresh timer that starts lazily, 300 times over, so that
-     * the stop lands before, during and after the worker thread's start. The clock stands still, so nothing fires:
+     * Eight threads schedule while a ninth stops the timer, on a fresh timer that starts lazily, 300 times over, so
+     * that the stop lands before, during and after the worker thread's start. The clock stands still, so nothing fires:
      * every timeout whose schedule call returned must come back from {@code stop()} still waiting, and none whose call
      * threw {@link RejectedExecutionException} may.
      */

@@ -179,8 +179,8 @@ class InstanceTimeWheelServiceConformanceTest {
         assertEquals(0, service.preciseWheelStats().pending());
     }
 
-    // Mirrors Netty HashedWheelTimerTest#testExecutionOnTime (100 000 timeouts with one delay, all on time), through the
-    // hand-off: all are moved to the precise wheel in one coarse pass and run exactly at their deadline.
+    // Mirrors Netty HashedWheelTimerTest#testExecutionOnTime (100 000 timeouts with one delay, all on time), through
+    // the hand-off: all are moved to the precise wheel in one coarse pass and run exactly at their deadline.
     @Test
     void schedule_100kInstancesWithOneFarDeadline_allHandedOffTogetherAndRunExactlyAtIt() {
         service = builder().build();
