@@ -229,7 +229,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     }
 
     private static void taskFailed(TimerFuture timeout, Throwable failure) {
-        log.error("task of {} threw", timeout, failure);
+        // The task threw, or the dispatch executor failed with something other than a rejection (then it is retried).
+        log.error("dispatch of {} failed", timeout, failure);
     }
 
     private static void handOffFailed(TimerFuture timeout, Throwable failure) {
