@@ -6,6 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -19,33 +20,46 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
 /**
  * A hashed timing wheel with one worker thread, exact deadlines and no idle ticking.
  *
- * <p>Thread-safe: {@link #schedule}, {@link #accept}, {@link TimerFuture#cancel()} and {@link #stop()} may be called
- * from any thread. Only the worker thread touches the buckets (single writer): producers hand new timeouts over
- * through a lock-free MPSC queue, cancellations through a second one, and the worker links and unlinks nodes.
+ * <p>Thread-safe: {@link #schedule}, {@link #accept} and {@link TimerFuture#cancel()} may be called from any thread,
+ * {@link #stop()} from any thread but the worker. Only the worker thread touches the buckets (single writer): producers
+ * hand new timeouts over through a lock-free MPSC queue, cancellations through a second one, and the worker links and
+ * unlinks nodes.
  *
  * <h2>How the worker waits</h2>
  *
  * Each pass reads the ticker once ({@code now}), drains cancellations, drains up to {@code maxTransfersPerPass} new
  * timeouts (one already due is expired in this pass, never a revolution later), retries deferred timeouts and expires
  * every bucket that holds a deadline at or before {@code now}. It then parks until the earliest pending deadline
- * ({@link TimingWheel#nextDeadline()}), not until the next tick: a timer fires at its deadline plus the park's
- * wake-up latency, and a wheel whose next deadline is an hour away sleeps for an hour.
+ * ({@link TimingWheel#nextDeadline()}) or deferred retry, not until the next tick, and without a deadline when it
+ * holds nothing: a timer fires at its deadline plus the park's wake-up latency, and a wheel whose next deadline is an
+ * hour away sleeps for an hour unless a sooner timeout or a cancel wakes it.
  *
- * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks the hand-off queue.
- * A producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier.
- * Both sides write then read volatile state in opposite order (the queue's producer index is written by an atomic
- * add), so at least one of them sees the other: a sooner timeout is never stranded behind a long park, and most
- * schedule calls do not pay for an unpark.
+ * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks both queues. A
+ * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier; a
+ * canceller likewise, if the worker would otherwise sleep for more than a tick. Both sides write then read volatile
+ * state in opposite order (a queue's producer index is written by an atomic add), so at least one of them sees the
+ * other: a sooner timeout is never stranded behind a long park, a cancelled node is not held until its deadline, and
+ * most schedule calls do not pay for an unpark.
  *
  * <h2>Expiry</h2>
  *
  * A due timeout goes to the executor if one is configured, to the expiry handler if one is configured (the staging
- * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker never blocks on
- * the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts it.
+ * wheel of a two-tier service moves it to a finer timer), or runs on the worker otherwise. The worker does not wait for
+ * room in the executor: when it rejects, the timeout is deferred by one tick and {@link TimerStats#deferred()} counts
+ * it. An executor that throws anything else is reported to the failure handler and treated the same way, so neither the
+ * worker nor the timeout is lost. The worker does not use interrupts: one that a task, a handler or a direct executor
+ * leaves set on the worker thread is cleared before anything else runs there.
  *
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
- * microseconds on Linux) plus the time to expire the timeouts before it; with a saturated executor, one tick per
- * retry. A node's memory is released within one worker pass after its cancellation.
+ * microseconds on Linux) plus the time to expire the timeouts before it (and to run them, without an executor); with a
+ * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A
+ * cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass running at the
+ * time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick) or within the
+ * tick.
+ *
+ * <p>A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from when it is built: a deadline beyond it
+ * is refused. Should the ticker pass that end, time stands still at the end for the timer: everything pending fires and
+ * only timeouts due now are accepted.
  */
 public final class HashedWheelTimer implements Timer {
 
@@ -63,6 +77,8 @@ public final class HashedWheelTimer implements Timer {
     private static final int STOPPED = 2;
     /** {@link #wakeAtNanos} while the worker is running a pass: producers need not unpark it. */
     private static final long AWAKE = Long.MIN_VALUE;
+    /** {@link #wakeAtNanos} while the worker is parked with nothing to wait for: any new timeout must unpark it. */
+    private static final long IDLE = Long.MAX_VALUE;
 
     private static final VarHandle WAKE_AT;
 
@@ -92,16 +108,20 @@ public final class HashedWheelTimer implements Timer {
     private final TimingWheel wheel;
     private final WheelTimeout deferred = new WheelTimeout();
     private long deferredCount;
-    private long retryDeferredAt;
-    private long passNowRel;
+    private long retryDeferredAtNanos; // ticker time, compared by subtraction
+    private long passNowNanos;
     private boolean saturatedThisPass;
 
     // volatile: lifecycle state machine, changed by CAS from start() and stop().
     private final AtomicInteger lifecycle = new AtomicInteger(INIT);
-    // volatile: the worker's park deadline (rel ns) or AWAKE; read by producers to decide whether to unpark.
+    // volatile: the worker's park deadline (rel ns), IDLE or AWAKE; read by producers to decide whether to unpark.
     private volatile long wakeAtNanos = AWAKE;
-    // volatile: set by the worker on exit, read by stop() after join.
+    // volatile: set by the worker on exit, read by stop() once workerExited is open.
     private volatile List<TimerFuture> unprocessed = List.of();
+    // Opened by the worker as it exits (or by start() if the thread could not be started). stop() waits on this, not
+    // on Thread.isAlive(): between start()'s state change and Thread.start() the worker is not alive yet, and timeouts
+    // accepted in that window must come back from stop().
+    private final CountDownLatch workerExited = new CountDownLatch(1);
 
     // Written by many threads.
     private final LongAdder scheduled = new LongAdder();
@@ -135,7 +155,13 @@ public final class HashedWheelTimer implements Timer {
         return new Builder();
     }
 
-    /** Starts the worker thread. Idempotent; {@link #schedule} calls it. */
+    /**
+     * Starts the worker thread. Idempotent; {@link #schedule} and {@link #accept} call it. If the thread cannot be
+     * started, what {@link Thread#start()} threw propagates, the timer is stopped and the timeouts other threads handed
+     * over meanwhile are cancelled.
+     *
+     * @throws IllegalStateException if the timer has been stopped
+     */
     public void start() {
         switch (lifecycle.get()) {
             case INIT -> startWorkerOnce();
@@ -148,7 +174,17 @@ public final class HashedWheelTimer implements Timer {
     private void startWorkerOnce() {
         if (lifecycle.compareAndSet(INIT, STARTED)) {
             parker.workerStarted(worker);
-            worker.start();
+            try {
+                worker.start();
+            } catch (Throwable t) {
+                // No worker will ever run (out of native threads, say). Stop, and cancel what other threads handed
+                // over meanwhile: nothing could ever fire it. This thread is the queues' only consumer now.
+                lifecycle.set(STOPPED);
+                collectUnprocessed().forEach(TimerFuture::cancel);
+                parker.workerStopped(worker);
+                workerExited.countDown();
+                throw t;
+            }
         }
     }
 
@@ -162,20 +198,28 @@ public final class HashedWheelTimer implements Timer {
      * Schedules a timeout node created by the caller (a subclass of {@link WheelTimeout} can carry its own key).
      *
      * @param delayNanos delay; zero or negative means due now
+     * @throws NullPointerException if {@code timeout} is null
      * @throws IllegalArgumentException if the deadline would overflow
-     * @throws IllegalStateException if the node was already scheduled or is no longer waiting
+     * @throws IllegalStateException if the node was already scheduled (by this or another timer, or by a racing call)
+     *                               or is no longer waiting (cancelled or started)
      * @throws RejectedExecutionException if the timer has been stopped
      */
     public <T extends WheelTimeout> T schedule(T timeout, long delayNanos) {
         Objects.requireNonNull(timeout, "timeout");
+        if (!timeout.isPending()) {
+            throw new IllegalStateException("timeout is no longer waiting: " + timeout);
+        }
+        if (timeout.owner != null) {
+            throw new IllegalStateException("timeout already scheduled: " + timeout);
+        }
         startForScheduling();
         long nowNanos = ticker.read();
-        long elapsedNanos = nowNanos - originNanos;
+        long elapsedNanos = relativeNow(nowNanos);
         long delay = Math.max(delayNanos, 0);
         if (delay > Long.MAX_VALUE - elapsedNanos) {
             throw new IllegalArgumentException("delayNanos too large, the deadline would overflow: " + delayNanos);
         }
-        if (timeout.owner != null) {
+        if (!timeout.claim(this)) {
             throw new IllegalStateException("timeout already scheduled: " + timeout);
         }
         timeout.deadlineNanos = nowNanos + delay;
@@ -186,7 +230,9 @@ public final class HashedWheelTimer implements Timer {
     /**
      * Takes over a waiting timeout that another timer has just expired (typically through its expiry handler), keeping
      * its deadline. This is the hand-off of a two-tier service: the node, and so the caller's handle, stays the same.
+     * A timeout cancelled meanwhile is accepted and then dropped.
      *
+     * @throws IllegalStateException if the timeout is still linked in a wheel
      * @throws RejectedExecutionException if this timer has been stopped
      */
     public void accept(WheelTimeout timeout) {
@@ -209,16 +255,18 @@ public final class HashedWheelTimer implements Timer {
 
     private void enqueue(WheelTimeout timeout) {
         timeout.owner = this;
-        transfers.offer(timeout);
         scheduled.increment();
-        if (lifecycle.get() == STOPPED) {
-            // The worker may have drained the queue for the last time before our offer; make sure the task cannot
-            // run later and tell the caller.
-            timeout.cancel();
+        transfers.offer(timeout);
+        if (lifecycle.get() == STOPPED && timeout.cancel()) {
+            // The worker may have drained the queue for the last time before our offer: make sure the task cannot run
+            // later and tell the caller. If the cancel loses, the worker did collect it and stop()'s caller has
+            // already run or cancelled it; then it counts as accepted.
+            scheduled.decrement();
             throw new RejectedExecutionException("timer is stopped");
         }
         long deadlineRel = timeout.deadlineNanos - originNanos - expiryLeadNanos;
-        for (long wakeAt = wakeAtNanos; wakeAt != AWAKE && deadlineRel < wakeAt; wakeAt = wakeAtNanos) {
+        for (long wakeAt = wakeAtNanos; wakeAt != AWAKE && (deadlineRel < wakeAt || wakeAt == IDLE);
+                wakeAt = wakeAtNanos) {
             if (WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
                 parker.unpark(worker);
                 break;
@@ -228,10 +276,14 @@ public final class HashedWheelTimer implements Timer {
 
     /** Called by {@link WheelTimeout#cancel()} after the CAS won while this timer owned the node. */
     void enqueueCancellation(WheelTimeout timeout) {
+        if (lifecycle.get() == STOPPED) {
+            // The worker's last pass drops cancelled nodes; a queue nobody drains would only hold this one.
+            return;
+        }
         cancellations.offer(timeout);
         // Release the node within a tick: wake a worker parked for longer than that.
         long wakeAt = wakeAtNanos;
-        if (wakeAt != AWAKE && wakeAt - (ticker.read() - originNanos) > tickNanos
+        if (wakeAt != AWAKE && wakeAt - relativeNow(ticker.read()) > tickNanos
                 && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
             parker.unpark(worker);
         }
@@ -247,9 +299,11 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /**
-     * Stops the worker and returns the timeouts that were still waiting in it. Timeouts already handed to the
-     * executor are not returned and may still run. Must not be called from the worker thread. If the calling thread
-     * is interrupted while waiting for the worker to exit, it keeps waiting and its interrupt flag is restored.
+     * Stops the worker and returns the timeouts that were still waiting in it, including those accepted while the
+     * worker thread was still starting. They are left waiting, not cancelled: this timer will never run them, their
+     * owner may run or cancel them. Timeouts already handed to the executor are not returned and may still run. Must
+     * not be called from the worker thread. If the calling thread is interrupted while waiting for the worker to exit,
+     * it keeps waiting and its interrupt flag is restored.
      *
      * @throws IllegalStateException if called from the worker thread
      */
@@ -263,10 +317,12 @@ public final class HashedWheelTimer implements Timer {
             return List.of();
         }
         boolean interrupted = false;
-        while (worker.isAlive()) {
+        while (workerExited.getCount() > 0 || worker.isAlive()) {
             parker.unpark(worker);
             try {
-                worker.join(100);
+                if (workerExited.await(100, TimeUnit.MILLISECONDS)) {
+                    worker.join(100);
+                }
             } catch (InterruptedException e) {
                 interrupted = true;
             }
@@ -277,7 +333,7 @@ public final class HashedWheelTimer implements Timer {
         return unprocessed;
     }
 
-    /** Whether {@link #stop()} has been called. */
+    /** Whether {@link #stop()} has been called, or the worker thread could not be started. */
     public boolean isStopped() {
         return lifecycle.get() == STOPPED;
     }
@@ -287,6 +343,7 @@ public final class HashedWheelTimer implements Timer {
         return ticker;
     }
 
+    /** The counters so far; see {@link TimerStats} for what each counts. */
     public TimerStats stats() {
         long s = scheduled.sum();
         long e = expired;
@@ -300,34 +357,60 @@ public final class HashedWheelTimer implements Timer {
                 wakeAtNanos = AWAKE;
                 // Interrupts are not used to stop the worker (stop() unparks it); clear them so a park cannot spin.
                 Thread.interrupted();
-                long nowRel = ticker.read() - originNanos;
-                passNowRel = nowRel;
+                long nowNanos = ticker.read();
+                long nowRel = relativeNow(nowNanos);
+                passNowNanos = nowNanos;
                 saturatedThisPass = false;
                 drainCancellations();
                 boolean backlog = drainTransfers(nowRel);
-                retryDeferred(nowRel);
+                retryDeferred(nowNanos);
                 cancelled += wheel.expire(nowRel, this::expire);
                 if (backlog) {
                     continue;
                 }
-                long nextRel = Math.min(wheel.nextDeadline(), deferredCount > 0 ? retryDeferredAt : Long.MAX_VALUE);
-                if (nextRel <= nowRel) {
+                // Idleness is decided by what is held, not by a sentinel deadline: at the end of the range
+                // (nowRel == Long.MAX_VALUE) "no deadline" would otherwise look due and the worker would never park.
+                boolean idle = wheel.size() == 0 && deferredCount == 0;
+                long waitNanos = idle ? Long.MAX_VALUE : nanosUntilNextWork(nowNanos, nowRel);
+                if (waitNanos <= 0) {
                     continue;
                 }
-                wakeAtNanos = nextRel;
-                if (!transfers.isEmpty() || lifecycle.get() != STARTED) {
+                wakeAtNanos = idle ? IDLE : nowRel + Math.min(waitNanos, Long.MAX_VALUE - nowRel);
+                // A producer or canceller that ran after this pass drained its queue but read wakeAtNanos before the
+                // line above saw AWAKE and did not unpark us: its item is in a queue now, so pass again.
+                if (!transfers.isEmpty() || !cancellations.isEmpty() || lifecycle.get() != STARTED) {
                     continue;
                 }
-                if (nextRel == Long.MAX_VALUE) {
+                if (idle) {
                     parker.parkIndefinitely();
                 } else {
-                    parker.parkUntil(originNanos + nextRel);
+                    parker.parkUntil(nowNanos + waitNanos); // may wrap: parkers compare ticker times by subtraction
                 }
             }
         } finally {
-            unprocessed = collectUnprocessed();
-            parker.workerStopped(worker);
+            try {
+                unprocessed = collectUnprocessed();
+                parker.workerStopped(worker);
+            } finally {
+                // Whatever failed above, stop() must not wait forever.
+                workerExited.countDown();
+            }
         }
+    }
+
+    /**
+     * Ticker time since the origin. A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from the
+     * origin; past its end the difference would wrap negative, so the timer stays at the end of its range instead.
+     */
+    private long relativeNow(long nowNanos) {
+        long rel = nowNanos - originNanos;
+        return rel < 0 ? Long.MAX_VALUE : rel;
+    }
+
+    /** Nanoseconds until the earliest deadline in the wheel or the deferred retry; not positive if one is due. */
+    private long nanosUntilNextWork(long nowNanos, long nowRel) {
+        long waitNanos = wheel.size() == 0 ? Long.MAX_VALUE : wheel.nextDeadline() - nowRel;
+        return deferredCount == 0 ? waitNanos : Math.min(waitNanos, retryDeferredAtNanos - nowNanos);
     }
 
     private void drainCancellations() {
@@ -370,21 +453,36 @@ public final class HashedWheelTimer implements Timer {
     }
 
     private void expire(WheelTimeout timeout) {
-        if (expiryHandler != null) {
-            expired++;
-            try {
-                expiryHandler.accept(timeout);
-            } catch (Throwable t) {
-                taskFailed(timeout, t);
+        if (executor != null) {
+            if (saturatedThisPass || !submit(timeout)) {
+                defer(timeout);
             }
-        } else if (executor == null) {
-            expired++;
-            timeout.run();
-        } else if (saturatedThisPass || !submit(timeout)) {
-            defer(timeout);
+            return;
+        }
+        expired++;
+        try {
+            if (expiryHandler != null) {
+                expiryHandler.accept(timeout);
+            } else {
+                timeout.run(); // reports a failing task itself
+            }
+        } catch (Throwable t) {
+            taskFailed(timeout, t);
+        } finally {
+            clearInterruptLeftByUserCode();
         }
     }
 
+    /**
+     * Clears the worker's interrupt flag after user code ran on it (a task run inline, an expiry handler, a direct
+     * executor, a failure handler): the flag was that code's business, not the next task's, and the worker itself does
+     * not use interrupts (stop() unparks it).
+     */
+    private static void clearInterruptLeftByUserCode() {
+        Thread.interrupted();
+    }
+
+    /** @return whether the executor took the timeout; if not, it is still waiting and the caller defers it */
     private boolean submit(WheelTimeout timeout) {
         try {
             executor.execute(timeout);
@@ -393,22 +491,35 @@ public final class HashedWheelTimer implements Timer {
         } catch (RejectedExecutionException e) {
             saturatedThisPass = true;
             return false;
+        } catch (Throwable t) {
+            // A broken executor, not a full one. The worker must outlive it (it is the only thread that fires anything)
+            // and the timeout must not be lost, so it is reported and then retried like a rejected one - unless the
+            // executor started it before throwing.
+            taskFailed(timeout, t);
+            if (timeout.isStarted()) {
+                expired++;
+                return true;
+            }
+            saturatedThisPass = true;
+            return false;
+        } finally {
+            clearInterruptLeftByUserCode();
         }
     }
 
     private void defer(WheelTimeout timeout) {
         timeout.linkBefore(deferred);
         if (deferredCount++ == 0) {
-            retryDeferredAt = passNowRel + tickNanos;
+            retryDeferredAtNanos = passNowNanos + tickNanos;
         }
         deferrals++;
     }
 
-    private void retryDeferred(long nowRel) {
-        if (deferredCount == 0 || nowRel < retryDeferredAt) {
+    private void retryDeferred(long nowNanos) {
+        if (deferredCount == 0 || nowNanos - retryDeferredAtNanos < 0) {
             return;
         }
-        retryDeferredAt = nowRel + tickNanos;
+        retryDeferredAtNanos = nowNanos + tickNanos;
         while (deferred.next != deferred && !saturatedThisPass) {
             WheelTimeout timeout = deferred.next;
             timeout.unlink();
@@ -516,7 +627,11 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** Runs due tasks on this executor; the worker never runs them itself. Rejections defer the task by a tick. */
+        /**
+         * Runs due tasks on this executor; the worker never runs them itself. It should reject rather than block when
+         * full. A rejection defers the task by a tick; any other exception from {@code execute} is reported to the
+         * failure handler and also defers it.
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
@@ -524,7 +639,8 @@ public final class HashedWheelTimer implements Timer {
 
         /**
          * Passes due timeouts to this handler on the worker thread instead of running them. The handler must be quick
-         * and must not block; a handler that throws is reported to the failure handler.
+         * and must not block. A handler that throws is reported to the failure handler; this timer counts the timeout
+         * as expired and does not keep it.
          */
         public Builder expiryHandler(Consumer<WheelTimeout> handler) {
             this.expiryHandler = Objects.requireNonNull(handler, "expiryHandler");
@@ -537,7 +653,10 @@ public final class HashedWheelTimer implements Timer {
             return this;
         }
 
-        /** Told about every task that throws. The default hands it to the thread's uncaught exception handler. */
+        /**
+         * Told about every task that throws and every exception other than a rejection that the executor throws. The
+         * default hands it to the thread's uncaught exception handler.
+         */
         public Builder failureHandler(BiConsumer<TimerFuture, Throwable> handler) {
             this.failureHandler = Objects.requireNonNull(handler, "failureHandler");
             return this;

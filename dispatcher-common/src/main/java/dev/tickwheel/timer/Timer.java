@@ -21,9 +21,10 @@ public interface Timer extends AutoCloseable {
     TimerFuture schedule(Runnable task, long delay, TimeUnit unit);
 
     /**
-     * Stops the timer. Tasks that have not been handed to execution will never run.
+     * Stops the timer. It will never run a task that it had not handed to execution by then.
      *
-     * @return the timeouts that were still waiting, not cancelled; empty if already stopped
+     * @return the timeouts that were still waiting, left in that state (not cancelled) for the caller to run or cancel;
+     *         empty if already stopped
      */
     List<TimerFuture> stop();
 

@@ -8,10 +8,12 @@ package dev.tickwheel.timer;
  *
  * @param scheduled timeouts accepted by {@code schedule} or {@code accept}
  * @param expired   timeouts whose deadline passed and that were handed on (executor, handler or inline run)
- * @param cancelled timeouts cancelled while this timer owned them
- * @param deferred  hand-offs refused by a saturated executor and retried a tick later (one timeout may count more than once)
- * @param failed    tasks that threw
- * @param pending   timeouts waiting in the wheel, in the hand-off queue or deferred
+ * @param cancelled timeouts cancelled while this timer owned them, counted when its worker drops them
+ * @param deferred  hand-offs the executor refused (or failed) and that were retried a tick later (one timeout may
+ *                  count more than once)
+ * @param failed    tasks that threw, and hand-offs the executor failed with an exception other than a rejection
+ * @param pending   scheduled minus expired minus cancelled: the timeouts this timer holds in its wheel, hand-off queue
+ *                  or deferred list, including a cancelled one until the worker drops it
  */
 public record TimerStats(long scheduled, long expired, long cancelled, long deferred, long failed, long pending) {
 }

@@ -24,10 +24,12 @@ public class WheelTimeout implements TimerFuture, Runnable {
     static final int CANCELLED = 2;
 
     private static final VarHandle STATE;
+    private static final VarHandle OWNER;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(WheelTimeout.class, "state", int.class);
+            OWNER = MethodHandles.lookup().findVarHandle(WheelTimeout.class, "owner", HashedWheelTimer.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -38,7 +40,8 @@ public class WheelTimeout implements TimerFuture, Runnable {
     long deadlineNanos;
     // volatile: changes state by CAS from the worker, executor threads and cancelling threads.
     private volatile int state;
-    // volatile: read by cancel() on any thread while a hand-off may move the node to another timer.
+    // volatile: read by cancel() on any thread while a hand-off may move the node to another timer; set from null by
+    // CAS in claim(), so that two threads scheduling the same node cannot both succeed.
     volatile HashedWheelTimer owner;
     WheelTimeout prev;
     WheelTimeout next;
@@ -118,6 +121,11 @@ public class WheelTimeout implements TimerFuture, Runnable {
 
     /** Called once, on the thread whose {@link #cancel()} won, before the timer is told. Must not throw. */
     protected void onCancel() {
+    }
+
+    /** Makes {@code timer} the owner of a node that has never been scheduled; false if it has an owner already. */
+    final boolean claim(HashedWheelTimer timer) {
+        return OWNER.compareAndSet(this, null, timer);
     }
 
     final boolean isLinked() {

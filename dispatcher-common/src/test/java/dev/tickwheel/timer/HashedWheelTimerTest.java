@@ -7,52 +7,27 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.base.Ticker;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Behaviour of {@link HashedWheelTimer} on a {@link ManualClock}: no sleeping, every instant observed exactly. */
-class HashedWheelTimerTest {
-
-    private static final long MS = 1_000_000;
-
-    private final ManualClock clock = new ManualClock();
-    private final AtomicReference<Thread> workerThread = new AtomicReference<>();
-    private final List<Long> fireTimes = new CopyOnWriteArrayList<>();
-    private HashedWheelTimer timer;
-
-    private HashedWheelTimer.Builder builder() {
-        return HashedWheelTimer.builder()
-                .ticker(clock)
-                .tickDuration(1, TimeUnit.MILLISECONDS)
-                .ticksPerWheel(8)
-                .threadFactory(r -> {
-                    Thread t = new Thread(r, "test-wheel");
-                    t.setDaemon(true);
-                    workerThread.set(t);
-                    return t;
-                });
-    }
-
-    private Runnable recordFire() {
-        return () -> fireTimes.add(clock.read());
-    }
-
-    @AfterEach
-    void stopTimer() {
-        if (timer != null) {
-            timer.stop();
-        }
-    }
+/**
+ * Behaviour of {@link HashedWheelTimer} that is its own: exact deadlines inside a tick, parking, hand-over, and the
+ * regressions of issue 13. What the peers' suites check is in {@link HashedWheelTimerConformanceTest}.
+ */
+class HashedWheelTimerTest extends AbstractManualClockTimerTest {
 
     @Test
     void schedule_deadlineInsideTick_firesAtDeadlineNotBeforeNotAtTickEnd() {
@@ -91,7 +66,7 @@ class HashedWheelTimerTest {
         timer = builder().build();
         timer.schedule(recordFire(), 1, TimeUnit.HOURS);
         clock.awaitSettled();
-        assertEquals(TimeUnit.HOURS.toNanos(1), clock.parkedUntil(workerThread.get()));
+        assertEquals(TimeUnit.HOURS.toNanos(1), workerParkedUntil());
         // Half an hour passes without the worker waking: its wheel has not processed any of those ticks.
         clock.advance(Duration.ofMinutes(30));
         long added = clock.read();
@@ -117,16 +92,11 @@ class HashedWheelTimerTest {
     void worker_idleWithFarTimers_parksUntilEarliestDeadline() {
         timer = builder().build();
         timer.start();
-        assertEquals(Long.MAX_VALUE, waitForPark());
+        assertEquals(Long.MAX_VALUE, workerParkedUntil());
         timer.schedule(recordFire(), 3, TimeUnit.HOURS);
         timer.schedule(recordFire(), 2, TimeUnit.HOURS);
         clock.awaitSettled();
-        assertEquals(TimeUnit.HOURS.toNanos(2), clock.parkedUntil(workerThread.get()));
-    }
-
-    private long waitForPark() {
-        clock.awaitSettled();
-        return clock.parkedUntil(workerThread.get());
+        assertEquals(TimeUnit.HOURS.toNanos(2), workerParkedUntil());
     }
 
     @Test
@@ -138,48 +108,13 @@ class HashedWheelTimerTest {
         assertFalse(future.cancel());
         clock.awaitSettled();
         // The worker woke up, unlinked the node and now has nothing to wait for.
-        assertEquals(Long.MAX_VALUE, clock.parkedUntil(workerThread.get()));
+        assertEquals(Long.MAX_VALUE, workerParkedUntil());
         assertEquals(1, timer.stats().cancelled());
         assertEquals(0, timer.stats().pending());
         clock.advance(Duration.ofHours(2));
         assertEquals(List.of(), fireTimes);
         assertTrue(future.isCancelled());
         assertFalse(future.isStarted());
-    }
-
-    @Test
-    void cancel_afterRun_returnsFalse() {
-        timer = builder().build();
-        TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.MILLISECONDS);
-        clock.advance(Duration.ofMillis(1));
-        assertTrue(future.isStarted());
-        assertFalse(future.cancel());
-        assertEquals(1, fireTimes.size());
-    }
-
-    @Test
-    void expire_executorRejects_defersByOneTickAndCounts() {
-        AtomicInteger rejectionsLeft = new AtomicInteger(2);
-        List<Runnable> accepted = new ArrayList<>();
-        Executor executor = task -> {
-            if (rejectionsLeft.getAndDecrement() > 0) {
-                throw new RejectedExecutionException("queue full");
-            }
-            accepted.add(task);
-        };
-        timer = builder().executor(executor).build();
-        timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
-        clock.advance(Duration.ofMillis(5));
-        assertEquals(0, accepted.size());
-        assertEquals(1, timer.stats().deferred());
-        clock.advance(Duration.ofMillis(1));
-        assertEquals(0, accepted.size());
-        assertEquals(2, timer.stats().deferred());
-        clock.advance(Duration.ofMillis(1));
-        assertEquals(1, accepted.size());
-        assertEquals(List.of(), fireTimes, "the worker must not run the task itself");
-        accepted.get(0).run();
-        assertEquals(1, fireTimes.size());
     }
 
     @Test
@@ -213,77 +148,6 @@ class HashedWheelTimerTest {
     }
 
     @Test
-    void start_isIdempotent_andStartAfterStopThrows() {
-        timer = builder().build();
-        timer.start();
-        timer.start();
-        timer.stop();
-        IllegalStateException e = assertThrows(IllegalStateException.class, timer::start);
-        assertEquals("cannot be started once stopped", e.getMessage());
-    }
-
-    @Test
-    void schedule_afterStop_isRejected() {
-        timer = builder().build();
-        timer.start();
-        timer.stop();
-        assertThrows(RejectedExecutionException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.SECONDS));
-    }
-
-    @Test
-    void stop_fromWorkerThread_throws() {
-        timer = builder().build();
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        timer.schedule(() -> {
-            try {
-                timer.stop();
-            } catch (Throwable t) {
-                thrown.set(t);
-            }
-        }, 1, TimeUnit.MILLISECONDS);
-        clock.advance(Duration.ofMillis(1));
-        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
-    }
-
-    @Test
-    void stop_returnsWaitingTimeoutsAndRestoresInterrupt() {
-        timer = builder().build();
-        TimerFuture a = timer.schedule(recordFire(), 1, TimeUnit.SECONDS);
-        TimerFuture b = timer.schedule(recordFire(), 2, TimeUnit.HOURS);
-        TimerFuture c = timer.schedule(recordFire(), 3, TimeUnit.SECONDS);
-        c.cancel();
-        clock.awaitSettled();
-        Thread.currentThread().interrupt();
-        List<TimerFuture> unprocessed = timer.stop();
-        assertTrue(Thread.interrupted(), "interrupt flag restored");
-        assertEquals(2, unprocessed.size());
-        assertTrue(unprocessed.containsAll(List.of(a, b)));
-        assertFalse(workerThread.get().isAlive());
-        assertEquals(List.of(), timer.stop(), "second stop has nothing to return");
-    }
-
-    @Test
-    void schedule_deadlineWouldOverflow_throwsNamingTheValue() {
-        timer = builder().build();
-        clock.advanceNanos(10);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> timer.schedule(recordFire(), Long.MAX_VALUE, TimeUnit.NANOSECONDS));
-        assertTrue(e.getMessage().contains(String.valueOf(Long.MAX_VALUE)), e.getMessage());
-    }
-
-    @Test
-    void schedule_tickerNearLongMax_firesAcrossTheWrap() {
-        ManualClock edge = new ManualClock(Long.MAX_VALUE - MS);
-        List<Long> fired = Collections.synchronizedList(new ArrayList<>());
-        timer = HashedWheelTimer.builder().ticker(edge).ticksPerWheel(8).build();
-        timer.schedule(() -> fired.add(edge.read()), 3, TimeUnit.MILLISECONDS);
-        edge.advance(Duration.ofMillis(2));
-        assertEquals(List.of(), fired);
-        edge.advance(Duration.ofMillis(1));
-        assertEquals(List.of(Long.MIN_VALUE + 2 * MS - 1), fired);
-    }
-
-    @Test
     void schedule_burstLargerThanTransferBound_allFire() {
         timer = builder().maxTransfersPerPass(3).build();
         for (int i = 0; i < 100; i++) {
@@ -311,5 +175,273 @@ class HashedWheelTimerTest {
         assertEquals(List.of(), fireTimes);
         clock.advance(Duration.ofMillis(8));
         assertEquals(List.of(9 * MS), fireTimes);
+    }
+
+    // Issue 13, defect 1: an executor failure other than a rejection killed the worker and every later timeout.
+    @Test
+    void expire_executorThrowsOtherThanRejection_workerSurvivesReportsAndRetriesNextTick() {
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        List<Runnable> accepted = new CopyOnWriteArrayList<>();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        timer = builder().executor(task -> {
+            if (failuresLeft.getAndDecrement() > 0) {
+                throw new IllegalStateException("executor bug");
+            }
+            accepted.add(task);
+        }).failureHandler((t, e) -> reported.add(e)).build();
+        TimerFuture first = timer.schedule(recordFire(), 1, TimeUnit.MILLISECONDS);
+        TimerFuture second = timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(workerThread.get().isAlive(), "worker survived the executor's failure");
+        assertEquals(List.of("executor bug"), reported.stream().map(Throwable::getMessage).toList());
+        assertTrue(first.isPending(), "not lost: still waiting, to be retried");
+        assertEquals(List.of(), accepted);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(List.of(first), accepted, "retried a tick later");
+        clock.advance(Duration.ofMillis(3));
+        assertEquals(List.of(first, second), accepted);
+        assertEquals(1, timer.stats().failed());
+        assertEquals(0, timer.stats().pending());
+    }
+
+    // Issue 13, defect 2: stop() between the lazy start's state change and the worker thread's start returned nothing
+    // and the timeouts accepted in that window were lost.
+    @Test
+    void stop_racingLazyStart_returnsTimeoutsAcceptedBeforeTheWorkerRan() throws Exception {
+        GatedStart gate = new GatedStart(null);
+        timer = builder().threadFactory(gate).build();
+        Thread starter = gate.startTimer(timer);
+        TimerFuture accepted = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        AtomicReference<List<TimerFuture>> unprocessed = new AtomicReference<>();
+        Thread stopper = new Thread(() -> unprocessed.set(timer.stop()), "stopper");
+        stopper.start();
+        while (!timer.isStopped()) {
+            Thread.onSpinWait();
+        }
+        gate.release.countDown();
+        starter.join();
+        stopper.join();
+        assertEquals(List.of(accepted), unprocessed.get());
+        assertTrue(accepted.isPending());
+        assertFalse(workerThread.get().isAlive());
+    }
+
+    @Test
+    void start_workerThreadCannotBeStarted_throwsAndCancelsWhatWasAcceptedMeanwhile() throws Exception {
+        GatedStart gate = new GatedStart(new IllegalStateException("no threads left"));
+        timer = builder().threadFactory(gate).build();
+        Thread starter = gate.startTimer(timer);
+        TimerFuture accepted = timer.schedule(recordFire(), 1, TimeUnit.SECONDS);
+        gate.release.countDown();
+        starter.join();
+        assertSame(gate.failure, gate.startFailure.get());
+        assertTrue(timer.isStopped());
+        assertTrue(accepted.isCancelled(), "nothing could ever fire it");
+        assertEquals(List.of(), timer.stop(), "returns at once: no worker to wait for");
+        assertThrows(RejectedExecutionException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    // A hang guard on its own thread (stop() keeps waiting when interrupted): before the fix, stop() waited forever.
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void stop_workerFailsWhileExiting_stillReturns() {
+        ExitFailingClock exitFails = new ExitFailingClock();
+        timer = HashedWheelTimer.builder().ticker(exitFails).build();
+        timer.start();
+        exitFails.clock.awaitSettled();
+        assertEquals(List.of(), timer.stop());
+        assertTrue(timer.isStopped());
+    }
+
+    // Issue 13, defect 3: a cancel issued while the worker was running a pass waited for the next wake-up, which could
+    // be the cancelled timeout's own deadline.
+    @Test
+    void cancel_whileWorkerRunsAPass_isReleasedBeforeTheWorkerParks() {
+        timer = builder().build();
+        TimerFuture far = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
+        AtomicBoolean cancelWon = new AtomicBoolean();
+        timer.schedule(() -> cancelWon.set(far.cancel()), 1, TimeUnit.MILLISECONDS); // runs on the worker, mid-pass
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(cancelWon.get());
+        assertEquals(Long.MAX_VALUE, workerParkedUntil(), "nothing left to wait for");
+        assertEquals(1, timer.stats().cancelled());
+        assertEquals(0, timer.stats().pending());
+    }
+
+    // Issue 13, defect 4: the javadoc promised IllegalStateException for a node that is no longer waiting.
+    @Test
+    void schedule_nodeAlreadyCancelledOrStarted_throwsAndSchedulesNothing() {
+        timer = builder().build();
+        WheelTimeout cancelled = new WheelTimeout(recordFire());
+        assertTrue(cancelled.cancel());
+        WheelTimeout started = new WheelTimeout(() -> { });
+        started.run();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> timer.schedule(cancelled, MS));
+        assertTrue(e.getMessage().contains("cancelled"), e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> timer.schedule(started, MS));
+        assertTrue(e.getMessage().contains("started"), e.getMessage());
+        assertEquals(0, timer.stats().scheduled());
+    }
+
+    // Issue 13, defect 5: an interrupt left behind by one task run on the worker was seen by the next one.
+    @ParameterizedTest(name = "direct executor: {0}")
+    @ValueSource(booleans = {false, true})
+    void run_taskLeavesInterruptFlagSetOnWorker_nextTaskStartsUninterrupted(boolean directExecutor) {
+        HashedWheelTimer.Builder b = builder();
+        timer = directExecutor ? b.executor(Runnable::run).build() : b.build();
+        List<Boolean> interruptedOnEntry = new CopyOnWriteArrayList<>();
+        Runnable task = () -> {
+            interruptedOnEntry.add(Thread.currentThread().isInterrupted());
+            Thread.currentThread().interrupt();
+        };
+        timer.schedule(task, 1, TimeUnit.MILLISECONDS);
+        timer.schedule(task, 1, TimeUnit.MILLISECONDS);
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(List.of(false, false), interruptedOnEntry);
+    }
+
+    // Issue 13, defect 6: at now = origin + Long.MAX_VALUE an empty wheel's "no deadline" looked due and the worker
+    // ran passes without parking.
+    @Test
+    void worker_passAtTheOverflowEdge_parksInsteadOfSpinning() {
+        timer = builder().build();
+        timer.start();
+        clock.advanceNanos(Long.MAX_VALUE); // the idle worker sleeps through it
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled(); // fails after 10 s if the worker never parks
+        assertEquals(List.of(Long.MAX_VALUE), fireTimes);
+        assertEquals(Long.MAX_VALUE, workerParkedUntil());
+    }
+
+    @Test
+    void schedule_largestDelay_firesExactlyAtTheOverflowEdge() {
+        timer = builder().build();
+        timer.schedule(recordFire(), Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+        clock.advanceNanos(Long.MAX_VALUE - 1);
+        assertEquals(List.of(), fireTimes);
+        clock.advanceNanos(1);
+        assertEquals(List.of(Long.MAX_VALUE), fireTimes);
+        assertEquals(Long.MAX_VALUE, workerParkedUntil());
+    }
+
+    @Test
+    void expire_executorRejectsAtTheOverflowEdge_retriesATickLaterWithoutSpinning() {
+        AtomicInteger attempts = new AtomicInteger();
+        timer = builder().executor(task -> {
+            attempts.incrementAndGet();
+            throw new RejectedExecutionException("full");
+        }).build();
+        timer.start();
+        clock.advanceNanos(Long.MAX_VALUE);
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled(); // fails after 10 s if the worker never parks
+        assertEquals(1, attempts.get());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(2, attempts.get());
+    }
+
+    @Test
+    void worker_tickerPassesTheEndOfItsRange_firesWhatIsPendingAndAcceptsOnlyDueNow() {
+        timer = builder().build();
+        timer.schedule(recordFire(), Long.MAX_VALUE - 5, TimeUnit.NANOSECONDS);
+        clock.advanceNanos(Long.MAX_VALUE - 10);
+        clock.advanceNanos(20); // past origin + Long.MAX_VALUE: the ticker's distance from the origin wraps
+        assertEquals(List.of(Long.MIN_VALUE + 9), fireTimes, "fired at the jump, not lost");
+        assertEquals(Long.MAX_VALUE, workerParkedUntil());
+        assertThrows(IllegalArgumentException.class, () -> timer.schedule(recordFire(), 1, TimeUnit.NANOSECONDS));
+        timer.schedule(recordFire(), 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled();
+        assertEquals(List.of(Long.MIN_VALUE + 9, Long.MIN_VALUE + 9), fireTimes);
+    }
+
+    /** A {@link ManualClock} whose {@code workerStopped} throws after doing its job: the worker's last step fails. */
+    private static final class ExitFailingClock extends Ticker implements WorkerParker {
+        final ManualClock clock = new ManualClock();
+
+        @Override
+        public long read() {
+            return clock.read();
+        }
+
+        @Override
+        public void parkUntil(long deadlineNanos) {
+            clock.parkUntil(deadlineNanos);
+        }
+
+        @Override
+        public void parkIndefinitely() {
+            clock.parkIndefinitely();
+        }
+
+        @Override
+        public void unpark(Thread worker) {
+            clock.unpark(worker);
+        }
+
+        @Override
+        public void workerStarted(Thread worker) {
+            clock.workerStarted(worker);
+        }
+
+        @Override
+        public void workerStopped(Thread worker) {
+            clock.workerStopped(worker);
+            throw new IllegalStateException("parker failed");
+        }
+    }
+
+    /**
+     * Makes worker threads whose {@code start()} waits at a gate, so that a test can act while the timer counts as
+     * started but its worker does not exist yet; then starts the thread or, if given a failure, throws it.
+     */
+    private final class GatedStart implements ThreadFactory {
+        final CountDownLatch starting = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicReference<Throwable> startFailure = new AtomicReference<>();
+        final RuntimeException failure;
+
+        GatedStart(RuntimeException failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "test-wheel") {
+                @Override
+                public synchronized void start() {
+                    starting.countDown();
+                    awaitQuietly(release);
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    super.start();
+                }
+            };
+            t.setDaemon(true);
+            workerThread.set(t);
+            return t;
+        }
+
+        /** Calls {@code timer.start()} on a new thread and returns that thread once it waits at the gate. */
+        Thread startTimer(HashedWheelTimer timer) throws InterruptedException {
+            Thread starter = new Thread(() -> {
+                try {
+                    timer.start();
+                } catch (Throwable t) {
+                    startFailure.set(t);
+                }
+            }, "starter");
+            starter.start();
+            starting.await();
+            return starter;
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -26,10 +26,13 @@ import org.slf4j.LoggerFactory;
  * <p>Delays up to {@code longDelayThreshold} (60 s) go to the precise wheel (1 ms buckets); longer ones go to the
  * coarse wheel (10 s buckets), which expires them {@code longDelayThreshold} before their deadline and moves them to
  * the precise wheel, keeping the deadline computed at {@code schedule} time from the monotonic ticker. The precise
- * wheel hands due instances to a bounded dispatch executor; the wheels' threads never run user code. When the
- * executor is full, the precise wheel retries a tick later: work is delayed, counted, never dropped.
+ * wheel hands due instances to a bounded dispatch executor; the wheels' threads never run user code (unless the caller
+ * supplies an executor that runs tasks on the submitting thread). When the executor is full, or fails, the precise
+ * wheel retries a tick later: work is delayed, counted, never dropped.
  *
- * <p>Thread-safe: every method may be called from any thread.
+ * <p>Thread-safe: every method may be called from any thread, except that {@link #close()} must not be called from a
+ * task the service dispatched (it waits for running tasks; with an executor that runs tasks on the precise wheel's
+ * thread it would fail half-way).
  *
  * <h2>Why cancel, hand-off and firing cannot race</h2>
  *
@@ -167,7 +170,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
     /** The handle of a pending instance, or empty if the ID is unknown, started or cancelled. */
     public Optional<TimerFuture> fetchTimerFuture(long uniqueId) {
-        return Optional.ofNullable(cargo.get(uniqueId));
+        // A node leaves the index just after its state changes: do not hand out one that has started or been cancelled.
+        return Optional.<TimerFuture>ofNullable(cargo.get(uniqueId)).filter(TimerFuture::isPending);
     }
 
     /** True until {@link #close()} is called: the wheels accept and fire timers. */
@@ -194,8 +198,9 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     }
 
     /**
-     * Stops both wheels and the dispatch executor. No task starts after this returns; tasks already running are given
-     * up to 10 s to finish. Every instance still pending is cancelled. Idempotent.
+     * Stops both wheels and, if the service built it, the dispatch executor, giving tasks already running up to 10 s
+     * to finish (a caller-supplied executor is left running). Every instance still pending is cancelled, wherever it
+     * is, so no task starts after this returns. Idempotent.
      */
     @Override
     public void close() {
@@ -224,7 +229,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     }
 
     private static void taskFailed(TimerFuture timeout, Throwable failure) {
-        log.error("task of {} threw", timeout, failure);
+        // The task threw, or the dispatch executor failed with something other than a rejection (then it is retried).
+        log.error("dispatch of {} failed", timeout, failure);
     }
 
     private static void handOffFailed(TimerFuture timeout, Throwable failure) {
