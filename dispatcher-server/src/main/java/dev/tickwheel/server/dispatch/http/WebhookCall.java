@@ -191,7 +191,8 @@ final class WebhookCall implements Runnable {
         @Override
         public void failed(Exception failure) {
             if (!retry && !settled.get() && failure instanceof IOException
-                    && !(failure instanceof SocketTimeoutException) && probe.failedSilentlyOnReusedConnection()) {
+                    && !(failure instanceof SocketTimeoutException)
+                    && (probe.failedSilentlyOnReusedConnection() || closedBeforeTheRequestWasWritten(failure))) {
                 log.debug("webhook {}: reused connection failed before any response ({}); retrying once", url,
                         failure.toString());
                 startAttempt(true);
@@ -203,6 +204,17 @@ final class WebhookCall implements Runnable {
             } else {
                 settle(WebhookFailures.exchange(url, failure, consumer.headersReceived(), retry));
             }
+        }
+
+        /**
+         * The connection failed after it was leased and before the request head was written (the interceptor never
+         * ran): typically a pooled connection the peer closed just then. Nothing was sent, so another try is safe.
+         * Failures to connect at all are not this: they are not retried.
+         */
+        private boolean closedBeforeTheRequestWasWritten(Exception failure) {
+            return !probe.requestStarted() && !(failure instanceof java.net.ConnectException)
+                    && !(failure instanceof java.net.UnknownHostException)
+                    && !(failure instanceof java.io.InterruptedIOException);
         }
 
         @Override
