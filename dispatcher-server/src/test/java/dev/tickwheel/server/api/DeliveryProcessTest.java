@@ -44,7 +44,7 @@ class DeliveryProcessTest {
         List<String> created = new ArrayList<>();
         String jobId;
         int maxDispatching = 0;
-        try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofSeconds(1), 2 * CALL_LIMIT)) {
+        try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofSeconds(1), 16)) {
             try (ServerProcess first = ServerProcess.start(args)) {
                 ApiClient api = new ApiClient(first.awaitBaseUrl(Duration.ofSeconds(60)));
                 ApiClient.Reply job = api.post("/api/jobs", """

@@ -25,6 +25,8 @@ final class WebhookReceiver implements AutoCloseable {
     private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     private final Map<String, List<String>> keys = new ConcurrentHashMap<>();
     private final AtomicInteger arrived = new AtomicInteger();
+    private final java.util.concurrent.ScheduledExecutorService answerLater =
+            Executors.newSingleThreadScheduledExecutor();
     private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
 
     WebhookReceiver() {
@@ -50,14 +52,18 @@ final class WebhookReceiver implements AutoCloseable {
             arrived.incrementAndGet();
             try {
                 gate.await(30, TimeUnit.SECONDS);
-                if (!latency.isZero()) {
-                    Thread.sleep(latency.toMillis()); // the receiver is slow; the server under test must not care
-                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
+            // A slow receiver answers later from a scheduler: no thread is held per call.
+            answerLater.schedule(() -> {
+                try {
+                    exchange.sendResponseHeaders(200, -1);
+                } catch (IOException closedByClient) {
+                    // the caller gave up (deadline) or was killed
+                }
+                exchange.close();
+            }, latency.toMillis(), TimeUnit.MILLISECONDS);
         });
         server.start();
     }
@@ -104,5 +110,6 @@ final class WebhookReceiver implements AutoCloseable {
         release();
         server.stop(0);
         ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+        answerLater.shutdownNow();
     }
 }
