@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * holds its target's slot. {@link #release} gives each of the three slots back and hands each one to the head of
  * that level's queue (unless a lowered limit still leaves the level full), which then goes on to its next level; a
  * request that holds all three is admitted and its callback runs (on the releasing thread, after the lock is let go).
+ * A call may also end in two steps: {@link #callEnded} gives back the job and target slots as soon as the call is over,
+ * and {@link #release} the server slot once its outcome is written; so job and target limits count calls, and the
+ * server limit counts calls and the outcomes still to be written (the rows a crash would leave DISPATCHING).
  *
  * <p>Why one slow target cannot hold back another: a target's calls and waiters together never hold more than its
  * target limit of target slots, so at most that many of the server queue's entries can be for one target; the
@@ -92,6 +95,8 @@ public final class CallSlots {
         private boolean acquired;
         /** Set once released; guarded by the owner's monitor. */
         private boolean released;
+        /** Set when the call ended: job and target slots given back, the server slot kept. Guarded likewise. */
+        private boolean callEnded;
         /** The level whose queue this ticket waits in, null when it waits nowhere. Guarded by the owner's monitor. */
         private Level waitingIn;
         /** Neighbours in {@link #waitingIn}'s queue (toward its head, toward its tail). Guarded likewise. */
@@ -201,6 +206,8 @@ public final class CallSlots {
     private final Map<Long, Level> jobs = new HashMap<>();
     private final Map<String, Level> targets = new HashMap<>();
     private int waitingCount;
+    /** Tickets whose call ended and which hold only their server slot, until their outcome is written. */
+    private int ended;
 
     /** @param serverLimit calls in flight on this server, at most */
     public CallSlots(int serverLimit) {
@@ -262,12 +269,38 @@ public final class CallSlots {
         runCallbacks(admitted);
     }
 
+    /**
+     * Gives back the job and target slots of an admitted ticket whose call has ended, so the next call to that job or
+     * target can start while this one's outcome is still being written; the server slot stays until {@link #release}.
+     * So the job and target limits count calls, and the server limit counts calls plus outcomes not yet written (what
+     * a crash would leave DISPATCHING). Does nothing for a ticket not admitted, released, or ended already.
+     */
+    public void callEnded(Ticket ticket) {
+        List<Ticket> admitted = new ArrayList<>(2);
+        synchronized (this) {
+            if (ticket.levels != ADMITTED || ticket.released || ticket.callEnded) {
+                return;
+            }
+            ticket.callEnded = true;
+            ended++;
+            heldLevel(ticket, TARGET).admitted--;
+            free(ticket, TARGET, admitted);
+            free(ticket, JOB, admitted);
+        }
+        runCallbacks(admitted);
+    }
+
     /** The body of {@link #release}; adds to {@code admitted} the waiters the freed slots let through. */
     private void giveBack(Ticket ticket, List<Ticket> admitted) {
         if (ticket.released) {
             return;
         }
         ticket.released = true;
+        if (ticket.callEnded) {
+            ended--;
+            free(ticket, SERVER, admitted); // its job and target slots went back when the call ended
+            return;
+        }
         Level waitingIn = ticket.waitingIn;
         if (waitingIn != null) {
             waitingIn.remove(ticket);
@@ -281,16 +314,21 @@ public final class CallSlots {
         // next level, where the slot freed just before may already have been taken. Each slot is handed to exactly
         // one waiter, and only while the level is below its limit (which may have been lowered since).
         for (int index = ticket.levels - 1; index >= JOB; index--) {
-            Level freed = heldLevel(ticket, index);
-            if (freed == null) {
-                continue; // the job level of a job without a limit
-            }
-            freed.used--;
-            if (freed.used < freed.limit && freed.hasWaiters()) {
-                handToHead(freed, admitted);
-            }
-            forgetIfIdle(ticket, index, freed);
+            free(ticket, index, admitted);
         }
+    }
+
+    /** Gives back the ticket's slot of one level, to that level's head if the level is below its limit. */
+    private void free(Ticket ticket, int index, List<Ticket> admitted) {
+        Level freed = heldLevel(ticket, index);
+        if (freed == null) {
+            return; // the job level of a job without a limit
+        }
+        freed.used--;
+        if (freed.used < freed.limit && freed.hasWaiters()) {
+            handToHead(freed, admitted);
+        }
+        forgetIfIdle(ticket, index, freed);
     }
 
     /** Sets a level's limit; a raised one lets its waiters through at once, in order. */
@@ -384,7 +422,7 @@ public final class CallSlots {
         }
     }
 
-    /** Calls in flight: tickets admitted and not released. */
+    /** Calls in flight, or ended with their outcome not yet written: tickets admitted and not released. */
     public synchronized int inFlight() {
         return server.used; // the server level is the last: a ticket holds its slot only once admitted
     }
@@ -467,9 +505,9 @@ public final class CallSlots {
             }
             admitted += target.admitted;
         }
-        if (server.used != admitted || server.used > server.limit) {
+        if (server.used != admitted + ended || server.used > server.limit) {
             throw new IllegalStateException("server: " + server.used + " slots taken of " + server.limit + ", but "
-                    + admitted + " tickets admitted");
+                    + admitted + " tickets admitted and " + ended + " ended");
         }
         if (queued != waitingCount) {
             throw new IllegalStateException(queued + " tickets queued, but waiting() says " + waitingCount);

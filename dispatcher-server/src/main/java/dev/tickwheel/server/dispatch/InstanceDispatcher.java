@@ -195,8 +195,13 @@ public final class InstanceDispatcher implements AutoCloseable {
         } catch (Throwable failure) { // an invoker must not throw; if one does, the attempt fails, nothing leaks
             call = CompletableFuture.failedFuture(failure);
         }
-        call.whenComplete((ok, failure) -> outcomes.record(new OutcomeRecorder.Outcome(instance, job,
-                admitted.ticket(), failure == null ? null : unwrap(failure))));
+        call.whenComplete((ok, failure) -> {
+            // The call is over: the job and the target may take their next call now; the server slot stays until
+            // the outcome is written, so DISPATCHING rows never outnumber the server's slots.
+            slots.callEnded(admitted.ticket());
+            outcomes.record(new OutcomeRecorder.Outcome(instance, job, admitted.ticket(),
+                    failure == null ? null : unwrap(failure)));
+        });
     }
 
     /** Runs on the claim thread: admitted instances that were not claimed give their slots back. */

@@ -72,6 +72,52 @@ class CallSlotsTest {
     }
 
     @Test
+    void callEnded_givesJobAndTargetSlotsBackAtOnce_theServerSlotOnlyOnRelease() {
+        slots = new CallSlots(2);
+        Ticket a = ticket(1, 7, 1, "h", 1);
+        Ticket b = ticket(2, 7, 1, "h", 1);
+        Ticket c = ticket(3, 8, 0, "other", 1);
+        Ticket d = ticket(4, 9, 0, "third", 1);
+        assertEquals(ADMITTED, acquire(a));
+        assertEquals(QUEUED, acquire(b), "job 7 and host h are full");
+        assertEquals(ADMITTED, acquire(c));
+        assertEquals(QUEUED, acquire(d), "the server is full");
+
+        slots.callEnded(a);
+        slots.checkInvariants();
+        assertEquals(List.of(), admittedLater, "b has its job and target slots but waits for the server");
+        assertEquals(0, slots.inFlight("h"), "a's call is over: not in flight at its target");
+        assertEquals(2, slots.inFlight(), "a keeps its server slot until its outcome is written");
+
+        release(a);
+        assertEquals(List.of(d), admittedLater, "the server queue's head was d, queued before b reached it");
+        release(c);
+        assertEquals(List.of(d, b), admittedLater);
+        slots.callEnded(a); // after release: nothing
+        release(b);
+        release(d);
+        assertEquals(0, slots.inFlight());
+    }
+
+    @Test
+    void callEnded_beforeAdmissionOrTwice_doesNothing() {
+        slots = new CallSlots(1);
+        Ticket a = ticket(1, 7, 0, "h", 1);
+        Ticket waiting = ticket(2, 7, 0, "h", 1);
+        acquire(a);
+        acquire(waiting);
+
+        slots.callEnded(waiting);
+        slots.callEnded(a);
+        slots.callEnded(a);
+
+        slots.checkInvariants();
+        assertEquals(1, slots.inFlight());
+        release(a);
+        assertEquals(List.of(waiting), admittedLater);
+    }
+
+    @Test
     void acquire_targetLimitAlone_boundsThatTargetsAdmissionsOnly() {
         slots = new CallSlots(100);
         Ticket a = ticket(1, 1, 0, "h", 2);
