@@ -13,9 +13,9 @@ import javax.management.ObjectName;
  *
  * <p>Immutable snapshot.
  */
-record HeapHistogram(long totalBytes, Map<String, Long> bytesByClass) {
+public record HeapHistogram(long totalBytes, Map<String, Long> bytesByClass) {
 
-    static HeapHistogram take() {
+    public static HeapHistogram take() {
         try {
             String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                     new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
@@ -44,7 +44,7 @@ record HeapHistogram(long totalBytes, Map<String, Long> bytesByClass) {
     }
 
     /** The {@code n} classes that grew most since {@code before}, as {@code Class:bytesPerUnit,...}. */
-    String topGrowth(HeapHistogram before, int n, long units) {
+    public String topGrowth(HeapHistogram before, int n, long units) {
         Map<String, Long> delta = new HashMap<>();
         bytesByClass.forEach((k, v) -> delta.put(k, v - before.bytesByClass.getOrDefault(k, 0L)));
         List<Map.Entry<String, Long>> top = delta.entrySet().stream()

@@ -1,24 +1,13 @@
 package dev.tickwheel.bench.e2e;
 
-import dev.tickwheel.server.job.DeliveryPolicy;
-import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
-import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Target;
-import dev.tickwheel.server.store.Page;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
-import dev.tickwheel.time.MisfirePolicy;
-import dev.tickwheel.server.job.RetryPolicy;
-import dev.tickwheel.time.ScheduleSpec;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -29,9 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  * recorded SUCCEEDED; then the store rows are read back and measured.
  *
  * <h2>Fixture</h2>
- * The job definitions are setup, not measured: they are inserted in batches through {@code JobStore.insertAll} with
- * trigger times a day ahead (so nothing loads them yet), then moved by one {@code UPDATE} so that their triggers
- * spread evenly over {@code [start + leadMs − spreadMs, start + leadMs)}, and the server starts at once. Its first
+ * The job definitions are setup, not measured ({@link OneShotJobs}): their triggers spread evenly over
+ * {@code [start + leadMs − spreadMs, start + leadMs)}, and the server starts at once. Its first
  * loader pass (at start) sees every job within its 30 s window and creates the 100 000 instances; that is the
  * "created" stage, measured from the rows' {@code created_at}.
  *
@@ -40,8 +28,6 @@ import java.util.concurrent.locks.LockSupport;
 public final class EndToEndRun {
 
     private static final String HANDLER = "count";
-    private static final int JOB_INSERT_BATCH = 2_000;
-    private static final int READ_PAGE = 10_000;
 
     private final int instances;
     private final long leadMs;
@@ -61,13 +47,11 @@ public final class EndToEndRun {
         this.timeout = timeout;
     }
 
-    public RunResult run(BenchDatabase database) throws SQLException {
+    public RunResult run(BenchDatabase database) {
         Clock clock = Clock.systemUTC();
-        long farAheadMs = clock.millis() + TimeUnit.DAYS.toMillis(1);
         try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
-            insertJobs(stores, clock, farAheadMs);
-            long shiftMs = farAheadMs - (clock.millis() + leadMs - spreadMs);
-            shiftTriggers(stores, shiftMs);
+            OneShotJobs.insert(stores, List.of(new OneShotJobs.Group("e2e-", instances, Target.handler(HANDLER),
+                    DeliveryPolicy.DEFAULT, leadMs - spreadMs, spreadMs)), clock);
         }
         CountingHandler handler = new CountingHandler();
         long serverStartMs = clock.millis();
@@ -85,35 +69,7 @@ public final class EndToEndRun {
             server.close();
         }
         try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
-            return measure(readAll(stores), serverStartMs, handler.duplicates());
-        }
-    }
-
-    private void insertJobs(JdbcStores stores, Clock clock, long farAheadMs) {
-        SnowflakeIdGenerator ids = new SnowflakeIdGenerator(1, clock);
-        List<NewJob> batch = new ArrayList<>(JOB_INSERT_BATCH);
-        for (int i = 0; i < instances; i++) {
-            Instant at = Instant.ofEpochMilli(farAheadMs + spreadMs * i / instances);
-            batch.add(new NewJob(ids.nextId(), "e2e-" + i, ScheduleSpec.oneShot(at), Target.handler(HANDLER), null,
-                    true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, at));
-            if (batch.size() == JOB_INSERT_BATCH) {
-                stores.jobs().insertAll(batch);
-                batch.clear();
-            }
-        }
-        if (!batch.isEmpty()) {
-            stores.jobs().insertAll(batch);
-        }
-    }
-
-    /** Setup only: moves every job's one-shot time (definition and next trigger) {@code shiftMs} earlier. */
-    private static void shiftTriggers(JdbcStores stores, long shiftMs) throws SQLException {
-        try (Connection connection = stores.dataSource().getConnection();
-                PreparedStatement ps = connection.prepareStatement("UPDATE tw_job SET"
-                        + " next_trigger_time_ms = next_trigger_time_ms - ?, schedule_at_ms = schedule_at_ms - ?")) {
-            ps.setLong(1, shiftMs);
-            ps.setLong(2, shiftMs);
-            ps.executeUpdate();
+            return measure(StoreRows.readAll(stores.instances()), instances, serverStartMs, handler.duplicates());
         }
     }
 
@@ -137,25 +93,19 @@ public final class EndToEndRun {
         }
     }
 
-    private static List<Instance> readAll(JdbcStores stores) {
-        List<Instance> all = new ArrayList<>();
-        long afterId = 0;
-        while (true) {
-            Page<Instance> page = stores.instances().list(null, null, afterId, READ_PAGE);
-            all.addAll(page.items());
-            if (page.nextCursor().isEmpty()) {
-                return all;
-            }
-            afterId = page.nextCursor().getAsLong();
-        }
-    }
-
-    private RunResult measure(List<Instance> rows, long serverStartMs, long duplicates) {
+    /**
+     * What a run's store rows say: rates, lateness and the instances that did not succeed in one attempt.
+     *
+     * @param expected      instances the run created; missing rows count as not succeeded
+     * @param serverStartMs when the server was started (epoch ms)
+     * @param duplicates    calls beyond the first for any instance, as the target counted them
+     */
+    public static RunResult measure(List<Instance> rows, int expected, long serverStartMs, long duplicates) {
         long[] latenessMs = new long[rows.size()];
         long lastCreatedMs = Long.MIN_VALUE;
         long firstFiredMs = Long.MAX_VALUE;
         long lastRecordedMs = Long.MIN_VALUE;
-        long notSucceeded = Math.max(0, instances - rows.size());
+        long notSucceeded = Math.max(0, expected - rows.size());
         for (int i = 0; i < rows.size(); i++) {
             Instance row = rows.get(i);
             if (row.status() != InstanceStatus.SUCCEEDED || row.attempt() != 1 || row.actualTriggerTime() == null) {

@@ -1,0 +1,157 @@
+package dev.tickwheel.bench.webhook;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The sizes of the four webhook scenarios ({@link WebhookScenario}); {@link #FULL} is what issue 10 asks for and
+ * {@link #tiny()} what the smoke test runs.
+ *
+ * <p>Immutable.
+ *
+ * @param fastInstances  FAST: one-shot jobs, due evenly over {@code [start + fastLeadMs − fastSpreadMs,
+ *                       start + fastLeadMs)}, as in the in-process end-to-end benchmark
+ * @param fastLeadMs     FAST: see above
+ * @param fastSpreadMs   FAST: see above
+ * @param slowRatePerSec SLOW: one-shot jobs due per second, evenly, for {@code slowDurationS} from
+ *                       {@code start + leadMs}
+ * @param slowDurationS  SLOW: see above
+ * @param slowLatencyMs  SLOW: the receiver answers after this
+ * @param slowLimit      SLOW: the server's calls in flight, at most, and per host too
+ * @param stalledCalls   STALLED: one-shot jobs to the stalled receiver, due at {@code start + leadMs}, each with a
+ *                       job deadline ({@code timeoutMs}) of {@code stallTimeoutMs}
+ * @param healthyCalls   STALLED: one-shot jobs to a fast receiver (another port: another host), due at the same time
+ * @param stallTimeoutMs STALLED: see above
+ * @param stallMode      STALLED: how the stalled receiver stalls ({@code stall} or {@code stall-headers})
+ * @param heapCalls      HEAP: instances of one job due one per ms from {@code start + leadMs}; also the server's
+ *                       limits (calls in flight, per host)
+ * @param heapHoldMs     HEAP: the receiver answers after this
+ * @param leadMs         SLOW, STALLED, HEAP: the first instance is due this long after the server starts
+ * @param timeout        how long one scenario may take before it is given up as failed
+ */
+public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpreadMs,
+                               int slowRatePerSec, int slowDurationS, long slowLatencyMs, int slowLimit,
+                               int stalledCalls, int healthyCalls, long stallTimeoutMs, ReceiverMode stallMode,
+                               int heapCalls, long heapHoldMs, long leadMs, Duration timeout) {
+
+    /** Issue 10's sizes. */
+    public static final ScenarioSettings FULL = new ScenarioSettings(100_000, 10_000, 2_000,
+            1_000, 30, 1_000, 1_000,
+            32, 200, 5_000, ReceiverMode.stall(),
+            10_000, 20_000, 5_000, Duration.ofMinutes(5));
+
+    public ScenarioSettings {
+        positive("fastInstances", fastInstances);
+        positive("slowRatePerSec", slowRatePerSec);
+        positive("slowDurationS", slowDurationS);
+        positive("slowLimit", slowLimit);
+        positive("stalledCalls", stalledCalls);
+        positive("healthyCalls", healthyCalls);
+        positive("stallTimeoutMs", stallTimeoutMs);
+        positive("heapCalls", heapCalls);
+        positive("heapHoldMs", heapHoldMs);
+        if (fastSpreadMs < 0 || fastSpreadMs > fastLeadMs) {
+            throw new IllegalArgumentException("fastSpreadMs must be in 0..fastLeadMs (" + fastLeadMs + "): "
+                    + fastSpreadMs);
+        }
+        if (slowLatencyMs < 0 || leadMs < 0) {
+            throw new IllegalArgumentException("slowLatencyMs and leadMs must not be negative: " + slowLatencyMs
+                    + ", " + leadMs);
+        }
+        Objects.requireNonNull(stallMode, "stallMode");
+        if (stallMode.kind() != ReceiverMode.Kind.STALL && stallMode.kind() != ReceiverMode.Kind.STALL_HEADERS) {
+            throw new IllegalArgumentException("stallMode must be stall or stall-headers: " + stallMode);
+        }
+        Objects.requireNonNull(timeout, "timeout");
+    }
+
+    /** A size each scenario runs in a second or two: for the smoke test. */
+    public static ScenarioSettings tiny() {
+        return new ScenarioSettings(200, 2_000, 200,
+                100, 2, 50, 10,
+                4, 20, 1_000, ReceiverMode.stallHeaders(),
+                200, 2_000, 1_500, Duration.ofSeconds(60));
+    }
+
+    /** SLOW: instances in all. */
+    public int slowInstances() {
+        return slowRatePerSec * slowDurationS;
+    }
+
+    /** The command-line options {@link #with} reads, each with a value. */
+    public static final Set<String> OPTIONS = Set.of("--fast-instances", "--fast-lead-ms", "--fast-spread-ms",
+            "--slow-rate", "--slow-duration-s", "--slow-latency-ms", "--slow-limit", "--stalled-calls",
+            "--healthy-calls", "--stall-timeout-ms", "--stall-mode", "--heap-calls", "--heap-hold-ms", "--lead-ms",
+            "--timeout-s");
+
+    /**
+     * These settings with the given options (names from {@link #OPTIONS}) applied.
+     *
+     * @throws IllegalArgumentException naming the option if a name is unknown or a value bad
+     */
+    public ScenarioSettings with(Map<String, String> options) {
+        for (String name : options.keySet()) {
+            if (!OPTIONS.contains(name)) {
+                throw new IllegalArgumentException("unknown scenario option: " + name);
+            }
+        }
+        Options o = new Options(options);
+        return new ScenarioSettings(o.i("--fast-instances", fastInstances), o.l("--fast-lead-ms", fastLeadMs),
+                o.l("--fast-spread-ms", fastSpreadMs), o.i("--slow-rate", slowRatePerSec),
+                o.i("--slow-duration-s", slowDurationS), o.l("--slow-latency-ms", slowLatencyMs),
+                o.i("--slow-limit", slowLimit), o.i("--stalled-calls", stalledCalls),
+                o.i("--healthy-calls", healthyCalls), o.l("--stall-timeout-ms", stallTimeoutMs),
+                options.containsKey("--stall-mode") ? ReceiverMode.parse(options.get("--stall-mode")) : stallMode,
+                o.i("--heap-calls", heapCalls), o.l("--heap-hold-ms", heapHoldMs), o.l("--lead-ms", leadMs),
+                Duration.ofSeconds(o.l("--timeout-s", timeout.toSeconds())));
+    }
+
+    /** These settings as the options {@link #with} reads, for a child JVM. */
+    public Map<String, String> toOptions() {
+        Map<String, String> o = new LinkedHashMap<>();
+        o.put("--fast-instances", Integer.toString(fastInstances));
+        o.put("--fast-lead-ms", Long.toString(fastLeadMs));
+        o.put("--fast-spread-ms", Long.toString(fastSpreadMs));
+        o.put("--slow-rate", Integer.toString(slowRatePerSec));
+        o.put("--slow-duration-s", Integer.toString(slowDurationS));
+        o.put("--slow-latency-ms", Long.toString(slowLatencyMs));
+        o.put("--slow-limit", Integer.toString(slowLimit));
+        o.put("--stalled-calls", Integer.toString(stalledCalls));
+        o.put("--healthy-calls", Integer.toString(healthyCalls));
+        o.put("--stall-timeout-ms", Long.toString(stallTimeoutMs));
+        o.put("--stall-mode", stallMode.toString());
+        o.put("--heap-calls", Integer.toString(heapCalls));
+        o.put("--heap-hold-ms", Long.toString(heapHoldMs));
+        o.put("--lead-ms", Long.toString(leadMs));
+        o.put("--timeout-s", Long.toString(timeout.toSeconds()));
+        return o;
+    }
+
+    /** Reads whole numbers from an option map, naming the option when one is not. */
+    private record Options(Map<String, String> values) {
+        int i(String name, int otherwise) {
+            return Math.toIntExact(l(name, otherwise));
+        }
+
+        long l(String name, long otherwise) {
+            String value = values.get(name);
+            if (value == null) {
+                return otherwise;
+            }
+            try {
+                return Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " needs a whole number: " + value, e);
+            }
+        }
+    }
+
+    private static void positive(String name, long value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be positive: " + value);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.tickwheel.bench.webhook;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.tickwheel.bench.e2e.BenchDatabase;
+
+/**
+ * A fresh schema on the test PostgreSQL server ({@code TICKWHEEL_TEST_PG_URL}, default
+ * {@link BenchDatabase#DEFAULT_PG_URL}). An unreachable server fails the test, never skips it: under {@code CI=true}
+ * because CI must test PostgreSQL, and locally with the command that starts it (as dispatcher-server's
+ * {@code PostgresTestDatabase}).
+ *
+ * <p>Stateless.
+ */
+final class TestPostgres {
+
+    static final String START_COMMAND = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
+
+    private TestPostgres() {
+    }
+
+    static BenchDatabase schema() {
+        String env = System.getenv("TICKWHEEL_TEST_PG_URL");
+        String url = env == null || env.isBlank() ? BenchDatabase.DEFAULT_PG_URL : env;
+        try {
+            return BenchDatabase.postgres(url);
+        } catch (IllegalStateException unreachable) {
+            boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
+            return fail("PostgreSQL is unreachable at " + url + " (" + unreachable.getMessage() + "). " + (ci
+                    ? "CI=true, so the webhook smoke test fails rather than skips."
+                    : "Start it with `" + START_COMMAND + "`, or point TICKWHEEL_TEST_PG_URL at a server."),
+                    unreachable);
+        }
+    }
+}
