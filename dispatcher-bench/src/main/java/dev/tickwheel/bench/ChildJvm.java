@@ -49,9 +49,20 @@ public final class ChildJvm {
      * @throws IllegalStateException if the child fails, times out or prints no result
      */
     public static Map<String, String> run(Class<?> main, List<String> args, Duration timeout) {
+        return run(main, JVM_FLAGS, args, timeout);
+    }
+
+    /**
+     * Runs {@code main} with {@code args} in a child JVM started with {@code jvmFlags} instead of {@link #JVM_FLAGS},
+     * and returns its result.
+     *
+     * @throws IllegalStateException if the child fails, times out or prints no result
+     */
+    public static Map<String, String> run(Class<?> main, List<String> jvmFlags, List<String> args,
+                                          Duration timeout) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_FLAGS);
+        command.addAll(jvmFlags);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());

@@ -17,6 +17,11 @@ final class Machine {
     }
 
     static String describe() {
+        return describe(ChildJvm.JVM_FLAGS);
+    }
+
+    /** The machine, with the flags the benchmark's child JVMs were started with. */
+    static String describe(List<String> childJvmFlags) {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         return "| what | value |\n| --- | --- |\n"
@@ -29,7 +34,7 @@ final class Machine {
                 + " |\n"
                 + "| VM | " + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")
                 + " |\n"
-                + "| child JVM flags | `" + String.join(" ", ChildJvm.JVM_FLAGS) + "` |\n";
+                + "| child JVM flags | `" + String.join(" ", childJvmFlags) + "` |\n";
     }
 
     static String loadAverage() {

@@ -43,6 +43,11 @@ public record RunResult(long instances, double createPerSec, double dispatchPerS
             int eq = pair.indexOf('=');
             values.put(pair.substring(0, eq), pair.substring(eq + 1));
         }
+        return of(values);
+    }
+
+    /** The result whose {@link #toLine()} gave these {@code key=value} pairs. */
+    public static RunResult of(Map<String, String> values) {
         return new RunResult(Long.parseLong(values.get("instances")), Double.parseDouble(values.get("createPerSec")),
                 Double.parseDouble(values.get("dispatchPerSec")), Double.parseDouble(values.get("endToEndPerSec")),
                 Long.parseLong(values.get("p50")), Long.parseLong(values.get("p99")),

@@ -77,6 +77,9 @@ public record ScenarioResult(WebhookScenario scenario, Map<String, Double> numbe
     }
 
     private static String format(double value) {
+        if (Double.isNaN(value)) {
+            return "n/a";
+        }
         if (Math.abs(value) >= 100 || value == Math.rint(value)) {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
