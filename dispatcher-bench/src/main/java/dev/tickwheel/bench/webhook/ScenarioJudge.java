@@ -137,7 +137,7 @@ final class ScenarioJudge {
         long stalledLimitMs = s.stallTimeoutMs() + STALLED_END_SLACK_MS;
         result.number("healthyLateP50Ms", percentile(healthyLateMs, 50))
                 .number("healthyLateMaxMs", healthyLateMaxMs)
-                .number("stalledEndMinMs", stalledEndMs.stream().mapToLong(Long::longValue).min().orElse(-1))
+                .number("stalledEndMinMs", percentile(stalledEndMs, 0.001))
                 .number("stalledEndMaxMs", stalledEndMaxMs)
                 .number("stalledNotEnded", stalledNotEnded)
                 .text("stallMode", s.stallMode().toString())

@@ -72,7 +72,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
     public static ScenarioSettings tiny() {
         return new ScenarioSettings(200, 2_000, 200,
                 100, 2, 50, 10,
-                4, 20, 1_000, ReceiverMode.stallHeaders(),
+                4, 20, 1_000, ReceiverMode.stall(),
                 200, 2_000, 1_500, Duration.ofSeconds(60));
     }
 

@@ -9,9 +9,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Runs every webhook scenario at a tiny size ({@link ScenarioSettings#tiny()}: 200 instances, 50 ms latency, ...)
  * on the test PostgreSQL, the server in this JVM, so that CI catches a broken harness. A few seconds a scenario.
- *
- * <p>The stalled scenario stalls before the headers here ({@code stall-headers}): the smoke test checks the harness,
- * and the body-stall case is the webhook client's own test.
  */
 class WebhookScenariosSmokeTest {
 
