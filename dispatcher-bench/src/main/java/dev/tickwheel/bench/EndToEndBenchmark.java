@@ -32,7 +32,8 @@ import java.util.List;
  * Options: {@code --db h2|pg|both} (default both), {@code --runs 3}, {@code --instances 100000},
  * {@code --lead-ms 10000} (all instances due within this of the server start), {@code --spread-ms 2000} (they are due
  * evenly over the last this-many ms of the lead), {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres},
- * {@code --timeout-s 300}.
+ * {@code --timeout-s 300}, {@code --handler-threads N} (the server's handler pool; default
+ * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight).
  *
  * <p>Not thread-safe: a command-line program.
  */
@@ -66,7 +67,7 @@ public final class EndToEndBenchmark {
 
     private static void runSingle(Options options) throws Exception {
         EndToEndRun run = new EndToEndRun(options.instances, options.leadMs, options.spreadMs,
-                Duration.ofSeconds(options.timeoutS));
+                Duration.ofSeconds(options.timeoutS), options.handlerThreads);
         try (BenchDatabase database = options.single.equals("pg")
                 ? BenchDatabase.postgres(options.pgUrl) : BenchDatabase.h2()) {
             System.err.println("  store: " + database);
@@ -115,6 +116,7 @@ public final class EndToEndBenchmark {
         long spreadMs = 2_000;
         String pgUrl = BenchDatabase.DEFAULT_PG_URL;
         long timeoutS = 300;
+        int handlerThreads = dev.tickwheel.server.TickwheelServer.DEFAULT_HANDLER_THREADS;
         String single;
 
         static Options parse(String[] args) {
@@ -133,6 +135,7 @@ public final class EndToEndBenchmark {
                     case "--spread-ms" -> o.spreadMs = Long.parseLong(value);
                     case "--pg-url" -> o.pgUrl = value;
                     case "--timeout-s" -> o.timeoutS = Long.parseLong(value);
+                    case "--handler-threads" -> o.handlerThreads = Integer.parseInt(value);
                     case "--single" -> o.single = oneOf(name, value, "h2", "pg");
                     default -> throw new IllegalArgumentException("unknown option: " + name);
                 }

@@ -7,6 +7,7 @@ import dev.tickwheel.bench.webhook.ScenarioRun;
 import dev.tickwheel.bench.webhook.ScenarioSettings;
 import dev.tickwheel.bench.webhook.ServerRun;
 import dev.tickwheel.bench.webhook.WebhookScenario;
+import dev.tickwheel.server.TickwheelServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,8 +45,10 @@ import java.util.function.Supplier;
  * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.WebhookBenchmark --runs 3
  * </pre>
  * Options: {@code --db pg|h2} (default pg), {@code --runs 3}, {@code --scenarios fast,slow,stalled,heap} (default
- * all; {@code fast} also runs the in-process scenario), {@code --pg-url jdbc:postgresql://...}, and the sizes of
- * {@link ScenarioSettings} ({@code --fast-instances 100000}, {@code --slow-rate 1000}, {@code --slow-duration-s 30},
+ * all; {@code fast} also runs the in-process scenario), {@code --in-process-handler-threads N} (that scenario's
+ * handler pool, which bounds its calls in flight; default the server's, 8 on 2 cores),
+ * {@code --pg-url jdbc:postgresql://...}, and the sizes of {@link ScenarioSettings} ({@code --fast-instances 100000},
+ * {@code --fast-limit 0} (calls in flight and per host; 0: the server's defaults, 2 000 and 500), {@code --slow-rate 1000}, {@code --slow-duration-s 30},
  * {@code --slow-latency-ms 1000}, {@code --slow-limit 1000}, {@code --stalled-calls 32}, {@code --healthy-calls 200},
  * {@code --stall-timeout-ms 5000}, {@code --stall-mode stall|stall-headers}, {@code --heap-calls 10000},
  * {@code --heap-hold-ms 20000}, {@code --lead-ms 5000}, {@code --timeout-s 300}, ...).
@@ -160,7 +163,8 @@ public final class WebhookBenchmark {
         ScenarioSettings s = options.settings;
         List<String> args = List.of("--single", options.db, "--pg-url", options.pgUrl,
                 "--instances", Integer.toString(s.fastInstances()), "--lead-ms", Long.toString(s.fastLeadMs()),
-                "--spread-ms", Long.toString(s.fastSpreadMs()), "--timeout-s", Long.toString(s.timeout().toSeconds()));
+                "--spread-ms", Long.toString(s.fastSpreadMs()), "--timeout-s", Long.toString(s.timeout().toSeconds()),
+                "--handler-threads", Integer.toString(options.inProcessHandlerThreads));
         return RunResult.of(ChildJvm.run(EndToEndBenchmark.class, CHILD_FLAGS, args,
                 s.timeout().plus(CHILD_SLACK)));
     }
@@ -188,6 +192,7 @@ public final class WebhookBenchmark {
         WebhookScenario single;
         String jdbcUrl;
         List<String> receiverUrls = List.of();
+        int inProcessHandlerThreads = TickwheelServer.DEFAULT_HANDLER_THREADS;
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -207,6 +212,7 @@ public final class WebhookBenchmark {
                     case "--single" -> o.single = WebhookScenario.of(value);
                     case "--jdbc-url" -> o.jdbcUrl = value;
                     case "--receiver-urls" -> o.receiverUrls = List.of(value.split(","));
+                    case "--in-process-handler-threads" -> o.inProcessHandlerThreads = Integer.parseInt(value);
                     default -> {
                         if (!ScenarioSettings.OPTIONS.contains(name)) {
                             throw new IllegalArgumentException("unknown option: " + name);

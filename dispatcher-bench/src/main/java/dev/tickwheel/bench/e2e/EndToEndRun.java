@@ -33,8 +33,15 @@ public final class EndToEndRun {
     private final long leadMs;
     private final long spreadMs;
     private final Duration timeout;
+    private final int handlerThreads;
 
+    /** A run with the server's default handler pool. */
     public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout) {
+        this(instances, leadMs, spreadMs, timeout, TickwheelServer.DEFAULT_HANDLER_THREADS);
+    }
+
+    /** @param handlerThreads the server's handler pool: the most handler calls in flight at once */
+    public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout, int handlerThreads) {
         if (instances < 1) {
             throw new IllegalArgumentException("instances must be positive: " + instances);
         }
@@ -45,6 +52,7 @@ public final class EndToEndRun {
         this.leadMs = leadMs;
         this.spreadMs = spreadMs;
         this.timeout = timeout;
+        this.handlerThreads = handlerThreads;
     }
 
     public RunResult run(BenchDatabase database) {
@@ -59,6 +67,7 @@ public final class EndToEndRun {
                 .jdbcUrl(database.jdbcUrl())
                 .nodeId(2)
                 .handler(HANDLER, handler)
+                .handlerThreads(handlerThreads)
                 .build()
                 .start();
         try {

@@ -16,6 +16,7 @@ import java.util.Set;
  *                       start + fastLeadMs)}, as in the in-process end-to-end benchmark
  * @param fastLeadMs     FAST: see above
  * @param fastSpreadMs   FAST: see above
+ * @param fastLimit      FAST: the server's calls in flight, at most, and per host too; 0 for the server's defaults
  * @param slowRatePerSec SLOW: one-shot jobs due per second, evenly, for {@code slowDurationS} from
  *                       {@code start + leadMs}
  * @param slowDurationS  SLOW: see above
@@ -32,13 +33,13 @@ import java.util.Set;
  * @param leadMs         SLOW, STALLED, HEAP: the first instance is due this long after the server starts
  * @param timeout        how long one scenario may take before it is given up as failed
  */
-public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpreadMs,
+public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpreadMs, int fastLimit,
                                int slowRatePerSec, int slowDurationS, long slowLatencyMs, int slowLimit,
                                int stalledCalls, int healthyCalls, long stallTimeoutMs, ReceiverMode stallMode,
                                int heapCalls, long heapHoldMs, long leadMs, Duration timeout) {
 
     /** Issue 10's sizes. */
-    public static final ScenarioSettings FULL = new ScenarioSettings(100_000, 10_000, 2_000,
+    public static final ScenarioSettings FULL = new ScenarioSettings(100_000, 10_000, 2_000, 0,
             1_000, 30, 1_000, 1_000,
             32, 200, 5_000, ReceiverMode.stall(),
             10_000, 20_000, 5_000, Duration.ofMinutes(5));
@@ -57,6 +58,10 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
             throw new IllegalArgumentException("fastSpreadMs must be in 0..fastLeadMs (" + fastLeadMs + "): "
                     + fastSpreadMs);
         }
+        if (fastLimit < 0) {
+            throw new IllegalArgumentException("fastLimit must not be negative (0: the server's defaults): "
+                    + fastLimit);
+        }
         if (slowLatencyMs < 0 || leadMs < 0) {
             throw new IllegalArgumentException("slowLatencyMs and leadMs must not be negative: " + slowLatencyMs
                     + ", " + leadMs);
@@ -70,7 +75,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
 
     /** A size each scenario runs in a second or two: for the smoke test. */
     public static ScenarioSettings tiny() {
-        return new ScenarioSettings(200, 2_000, 200,
+        return new ScenarioSettings(200, 2_000, 200, 0,
                 100, 2, 50, 10,
                 4, 20, 1_000, ReceiverMode.stall(),
                 200, 2_000, 1_500, Duration.ofSeconds(60));
@@ -83,7 +88,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
 
     /** The command-line options {@link #with} reads, each with a value. */
     public static final Set<String> OPTIONS = Set.of("--fast-instances", "--fast-lead-ms", "--fast-spread-ms",
-            "--slow-rate", "--slow-duration-s", "--slow-latency-ms", "--slow-limit", "--stalled-calls",
+            "--fast-limit",            "--slow-rate", "--slow-duration-s", "--slow-latency-ms", "--slow-limit", "--stalled-calls",
             "--healthy-calls", "--stall-timeout-ms", "--stall-mode", "--heap-calls", "--heap-hold-ms", "--lead-ms",
             "--timeout-s");
 
@@ -100,7 +105,8 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
         }
         Options o = new Options(options);
         return new ScenarioSettings(o.i("--fast-instances", fastInstances), o.l("--fast-lead-ms", fastLeadMs),
-                o.l("--fast-spread-ms", fastSpreadMs), o.i("--slow-rate", slowRatePerSec),
+                o.l("--fast-spread-ms", fastSpreadMs), o.i("--fast-limit", fastLimit),
+                o.i("--slow-rate", slowRatePerSec),
                 o.i("--slow-duration-s", slowDurationS), o.l("--slow-latency-ms", slowLatencyMs),
                 o.i("--slow-limit", slowLimit), o.i("--stalled-calls", stalledCalls),
                 o.i("--healthy-calls", healthyCalls), o.l("--stall-timeout-ms", stallTimeoutMs),
@@ -115,6 +121,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
         o.put("--fast-instances", Integer.toString(fastInstances));
         o.put("--fast-lead-ms", Long.toString(fastLeadMs));
         o.put("--fast-spread-ms", Long.toString(fastSpreadMs));
+        o.put("--fast-limit", Integer.toString(fastLimit));
         o.put("--slow-rate", Integer.toString(slowRatePerSec));
         o.put("--slow-duration-s", Integer.toString(slowDurationS));
         o.put("--slow-latency-ms", Long.toString(slowLatencyMs));

@@ -83,6 +83,11 @@ public final class ServerRun {
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(jdbcUrl).nodeId(2)
                 .dispatchListener(ends);
         switch (scenario) {
+            case FAST -> {
+                if (settings.fastLimit() > 0) {
+                    builder.maxCallsInFlight(settings.fastLimit()).maxCallsPerHost(settings.fastLimit());
+                }
+            }
             case SLOW -> builder.maxCallsInFlight(settings.slowLimit()).maxCallsPerHost(settings.slowLimit());
             case HEAP -> builder.maxCallsInFlight(settings.heapCalls()).maxCallsPerHost(settings.heapCalls())
                     .callTimeout(Duration.ofMillis(settings.heapHoldMs()).plusMinutes(1));
