@@ -59,6 +59,7 @@ final class ScenarioJudge {
                 .number("maxDispatching", Integer.parseInt(server.get("maxDispatching")))
                 .number("maxInFlight", Integer.parseInt(server.get("maxInFlight")))
                 .number("maxExcess", maxExcess)
+                .number("samples", Integer.parseInt(server.get("samples")))
                 .require(Boolean.parseBoolean(server.get("settled")), "not every instance ended in time (ends "
                         + server.get("ends") + " of " + expected + ")")
                 .require(check.lost() == 0, "lost " + check.lost() + " of " + expected)

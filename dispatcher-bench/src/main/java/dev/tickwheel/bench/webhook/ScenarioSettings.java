@@ -88,7 +88,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
 
     /** The command-line options {@link #with} reads, each with a value. */
     public static final Set<String> OPTIONS = Set.of("--fast-instances", "--fast-lead-ms", "--fast-spread-ms",
-            "--fast-limit",            "--slow-rate", "--slow-duration-s", "--slow-latency-ms", "--slow-limit", "--stalled-calls",
+            "--fast-limit", "--slow-rate", "--slow-duration-s", "--slow-latency-ms", "--slow-limit", "--stalled-calls",
             "--healthy-calls", "--stall-timeout-ms", "--stall-mode", "--heap-calls", "--heap-hold-ms", "--lead-ms",
             "--timeout-s");
 

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The server side of one webhook scenario: writes the scenario's jobs into a prepared store, starts a
@@ -184,7 +185,8 @@ public final class ServerRun {
         result.put("heapLoadedBytes", Long.toString(during.totalBytes()));
         result.put("heapInFlight", Integer.toString(inFlight));
         result.put("heapMeasuredAtMs", Long.toString(measuredAtMs));
-        result.put("heapBytesPerCall", Long.toString((during.totalBytes() - before.totalBytes()) / Math.max(1, inFlight)));
+        result.put("heapBytesPerCall",
+                Long.toString((during.totalBytes() - before.totalBytes()) / Math.max(1, inFlight)));
         result.put("heapUsedBytesPerCall", Long.toString((usedDuring - usedBefore) / Math.max(1, inFlight)));
         result.put("heapTopGrowth", during.topGrowth(before, 6, Math.max(1, inFlight)));
     }
@@ -195,7 +197,7 @@ public final class ServerRun {
     }
 
     /** Polls {@code done} every 20 ms until it holds (true) or the deadline passes (false); reports every 5 s. */
-    private static boolean await(BooleanSupplier done, long deadlineNanos, java.util.function.Supplier<String> status) {
+    private static boolean await(BooleanSupplier done, long deadlineNanos, Supplier<String> status) {
         long lastReportNanos = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadlineNanos > 0) {
