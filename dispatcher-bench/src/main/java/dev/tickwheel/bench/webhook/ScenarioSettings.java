@@ -78,7 +78,7 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
         return new ScenarioSettings(200, 2_000, 200, 0,
                 100, 2, 50, 10,
                 4, 20, 1_000, ReceiverMode.stall(),
-                200, 2_000, 1_500, Duration.ofSeconds(60));
+                200, 2_000, 2_000, Duration.ofSeconds(60));
     }
 
     /** SLOW: instances in all. */
