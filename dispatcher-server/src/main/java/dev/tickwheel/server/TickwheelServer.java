@@ -53,8 +53,12 @@ public final class TickwheelServer implements AutoCloseable {
     public static final int DEFAULT_NODE_ID = 0;
     /** How long {@link #close()} lets calls in flight end before it stops anyway. */
     public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
-    /** Threads of the in-process handler pool: 4 per core, at least 8. */
-    public static final int DEFAULT_HANDLER_THREADS = Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+    /**
+     * Threads of the in-process handler pool: the most synchronous handler calls in flight. 64: a handler's slot is
+     * taken before its claim, so the pool's size also bounds how many handler calls one claim statement carries;
+     * handlers are usually I/O-bound; an idle thread costs little.
+     */
+    public static final int DEFAULT_HANDLER_THREADS = 64;
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";

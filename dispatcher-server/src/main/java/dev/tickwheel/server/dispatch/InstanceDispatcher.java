@@ -9,10 +9,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import dev.tickwheel.concurrent.Batcher;
+import dev.tickwheel.concurrent.NamedThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,15 +43,20 @@ import org.slf4j.LoggerFactory;
  * them INTERRUPTED for AT_MOST_ONCE jobs whose call had started.
  *
  * <p>Threads: the wheel's dispatch threads ask for slots (and read the job, usually from the cache); the claim thread
- * claims and starts calls; calls end on the HTTP client's I/O threads or the handler pool; the outcome thread writes
- * outcomes. The wheel's tick thread runs none of this.
+ * claims; the call-start threads ({@code tickwheel-call-start-<n>}, one per core) build and start the calls; calls end
+ * on the HTTP client's I/O threads or the handler pool; the outcome thread writes outcomes. The wheel's tick thread
+ * runs none of this.
  *
  * <p>Thread-safe. {@link #close()} once, after the wheel has stopped firing.
  */
 public final class InstanceDispatcher implements AutoCloseable {
 
-    /** Calls in flight on one server, at most. */
-    public static final int DEFAULT_MAX_CALLS_IN_FLIGHT = 2_000;
+    /**
+     * Calls in flight on one server, with their outcomes still being written, at most: the most rows DISPATCHING at
+     * once. 4 000 measured better than 2 000 against a fast receiver (docs/e2e-benchmark.md), where slots wait for
+     * batched outcome writes.
+     */
+    public static final int DEFAULT_MAX_CALLS_IN_FLIGHT = 4_000;
     /** Calls in flight to one webhook host (scheme, host, port), at most. */
     public static final int DEFAULT_MAX_CALLS_PER_HOST = 500;
     /** The whole-call deadline of a job that sets none. */
@@ -66,6 +77,14 @@ public final class InstanceDispatcher implements AutoCloseable {
     private final CallSlots slots;
     private final ClaimBatcher claims;
     private final OutcomeRecorder outcomes;
+    /** Fired instances whose job is not cached, read in batches by one thread ({@code tickwheel-job-read-1}). */
+    private final Batcher<Fired> jobReads;
+    /**
+     * Starts calls: building a webhook's body and handing it to the HTTP client costs more CPU than the claim
+     * statement, so the claim thread hands each claimed instance here rather than starting it itself. Unbounded
+     * queue, bounded in effect by the server's call slots.
+     */
+    private final ThreadPoolExecutor callStarters;
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
     @FunctionalInterface
@@ -91,7 +110,13 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.slots = new CallSlots(maxCallsInFlight);
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
                 completions, this::settleFailure);
-        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH, this::startCall,
+        this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
+                this::resolveFailed);
+        int starters = Math.max(2, Runtime.getRuntime().availableProcessors());
+        this.callStarters = new ThreadPoolExecutor(starters, starters, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), new NamedThreadFactory("call-start", true));
+        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH,
+                (instance, admitted) -> callStarters.execute(() -> startCall(instance, admitted)),
                 this::notClaimed);
     }
 
@@ -127,18 +152,44 @@ public final class InstanceDispatcher implements AutoCloseable {
         return slots.waiting();
     }
 
-    /** Runs on a wheel dispatch thread: asks for the instance's slots, and claims it if it got them. */
+    /**
+     * Runs on a wheel dispatch thread. The job decides the instance's slots: from the cache if it is there, else the
+     * instance joins the next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query,
+     * not one each.
+     */
     private void fired(long instanceId, long jobId) {
         Instant firedAt = clock.instant();
-        Optional<Job> maybeJob;
-        try {
-            maybeJob = jobs.get(jobId);
-        } catch (RuntimeException e) {
-            log.warn("reading job {} of fired instance {} failed; re-arming it in {}: {}", jobId, instanceId,
-                    CLAIM_RETRY_DELAY, e.toString());
-            arm(instanceId, jobId, clock.instant().plus(CLAIM_RETRY_DELAY));
-            return;
+        Optional<Job> cached = jobs.getIfCached(jobId);
+        if (cached == null) {
+            jobReads.add(new Fired(instanceId, jobId, firedAt));
+        } else {
+            admit(instanceId, jobId, cached, firedAt);
         }
+    }
+
+    /** A fired instance whose job is still to be read. */
+    private record Fired(long instanceId, long jobId, Instant firedAt) {
+    }
+
+    /** Runs on the job-read thread: reads the jobs of a batch of fired instances with one query. */
+    private void resolve(List<Fired> batch) {
+        Map<Long, Optional<Job>> found = jobs.getAll(batch.stream().map(Fired::jobId).distinct().toList());
+        for (Fired fired : batch) {
+            admit(fired.instanceId(), fired.jobId(), found.getOrDefault(fired.jobId(), Optional.empty()),
+                    fired.firedAt());
+        }
+    }
+
+    /** The job read failed: nothing was claimed, the instances are still WAITING; try again shortly. */
+    private void resolveFailed(List<Fired> batch, Throwable failure) {
+        log.warn("reading the jobs of {} fired instances failed; re-arming them in {}: {}", batch.size(),
+                CLAIM_RETRY_DELAY, failure.toString());
+        Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
+        batch.forEach(fired -> arm(fired.instanceId(), fired.jobId(), retryAt));
+    }
+
+    /** Asks for the instance's slots, and hands it to the claim batcher if it got them. */
+    private void admit(long instanceId, long jobId, Optional<Job> maybeJob, Instant firedAt) {
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
             failOrphan(instanceId, jobId);
@@ -182,7 +233,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         }
     }
 
-    /** Runs on the claim thread: starts the call of a claimed instance. Never blocks on the target. */
+    /** Runs on a call-start thread: starts the call of a claimed instance. Never blocks on the target. */
     private void startCall(Instance instance, ClaimBatcher.Admitted admitted) {
         Job job = admitted.job();
         listener.fired(Duration.between(instance.expectedTriggerTime(), admitted.firedAt()));
@@ -245,8 +296,10 @@ public final class InstanceDispatcher implements AutoCloseable {
      * {@code wait}, and writes their outcomes. Call after the wheel has stopped. Idempotent.
      */
     public void close(Duration wait) {
+        jobReads.close(wait.toMillis(), TimeUnit.MILLISECONDS); // what it still holds stays WAITING
         slots.drainWaiting(); // they are WAITING in the store; the next start arms them again
         claims.close();
+        callStarters.shutdown(); // claimed instances already handed over still get their calls started
         long deadline = System.nanoTime() + wait.toNanos();
         while (slots.inFlight() > 0 && System.nanoTime() < deadline) {
             try {

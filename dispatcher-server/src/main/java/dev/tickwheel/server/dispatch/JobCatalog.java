@@ -63,6 +63,16 @@ public final class JobCatalog {
         return cache.get(jobId);
     }
 
+    /** The job if it is cached (present or known absent); null if it would have to be read. */
+    public Optional<Job> getIfCached(long jobId) {
+        return cache.getIfPresent(jobId);
+    }
+
+    /** The given jobs, those not cached read with one query; an unknown job maps to empty. */
+    public Map<Long, Optional<Job>> getAll(Collection<Long> jobIds) {
+        return cache.getAll(jobIds);
+    }
+
     public void invalidate(long jobId) {
         cache.invalidate(jobId);
     }

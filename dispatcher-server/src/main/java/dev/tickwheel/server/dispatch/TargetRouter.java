@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
  * Chooses the invoker for a job's target type, and names the target a call is counted under by {@link CallSlots}:
  * a webhook's scheme, host and port, or the in-process handlers' pool.
  *
- * <p>Immutable; thread-safe.
+ * <p>Thread-safe (its only state is a cache of host keys).
  */
 public final class TargetRouter implements TargetInvoker {
 
@@ -35,6 +35,10 @@ public final class TargetRouter implements TargetInvoker {
         this.serverLimit = serverLimit;
     }
 
+    /** Webhook URL to its host key: parsing a URL on every fire showed in profiles. */
+    private final com.github.benmanes.caffeine.cache.Cache<String, String> hosts =
+            com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(10_000).build();
+
     @Override
     public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
         return switch (job.target().type()) {
@@ -47,7 +51,7 @@ public final class TargetRouter implements TargetInvoker {
     public String targetOf(Job job) {
         return switch (job.target().type()) {
             case HANDLER -> handlers.targetOf(job.target().value());
-            case WEBHOOK -> hostOf(job.target().value());
+            case WEBHOOK -> hosts.get(job.target().value(), TargetRouter::hostOf);
         };
     }
 

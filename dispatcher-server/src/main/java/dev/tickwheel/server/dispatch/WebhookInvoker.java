@@ -1,7 +1,9 @@
 package dev.tickwheel.server.dispatch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import java.io.ByteArrayOutputStream;
 import dev.tickwheel.server.dispatch.http.TransportSettings;
 import dev.tickwheel.server.dispatch.http.WebhookTransport;
 import dev.tickwheel.server.job.Job;
@@ -81,27 +83,46 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         return transport.postJson(url, headers, body, timeout);
     }
 
+    /**
+     * The JSON body, written by a streaming generator: params, stored as JSON text, go in as they are when they are
+     * JSON (checked by a streaming parse, no tree), else as a string.
+     */
     byte[] body(JobContext context, String idempotencyKey) {
-        ObjectNode body = json.createObjectNode();
-        body.put("instanceId", Long.toString(context.instanceId()));
-        body.put("jobId", Long.toString(context.jobId()));
-        body.put("jobName", context.jobName());
-        if (context.params() == null) {
-            body.putNull("params");
-        } else {
-            try {
-                body.set("params", json.readTree(context.params()));
-            } catch (IOException notJson) {
-                body.put("params", context.params());
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator g = json.getFactory().createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("instanceId", Long.toString(context.instanceId()));
+            g.writeStringField("jobId", Long.toString(context.jobId()));
+            g.writeStringField("jobName", context.jobName());
+            g.writeFieldName("params");
+            String params = context.params();
+            if (params == null) {
+                g.writeNull();
+            } else if (isJson(params)) {
+                g.writeRawValue(params);
+            } else {
+                g.writeString(params);
             }
-        }
-        body.put("expectedTriggerTime", context.expectedTriggerTime().toString());
-        body.put("attempt", context.attempt());
-        body.put("idempotencyKey", idempotencyKey);
-        try {
-            return json.writeValueAsBytes(body);
+            g.writeStringField("expectedTriggerTime", context.expectedTriggerTime().toString());
+            g.writeNumberField("attempt", context.attempt());
+            g.writeStringField("idempotencyKey", idempotencyKey);
+            g.writeEndObject();
         } catch (IOException e) {
-            throw new IllegalStateException("a JSON tree of strings and numbers could not be written", e);
+            throw new IllegalStateException("a JSON body of strings and numbers could not be written", e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Whether {@code text} is exactly one JSON value. */
+    private boolean isJson(String text) {
+        try (JsonParser parser = json.getFactory().createParser(text)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException notJson) {
+            return false;
         }
     }
 

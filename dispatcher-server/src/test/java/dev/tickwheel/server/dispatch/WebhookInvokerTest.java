@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -65,6 +66,22 @@ class WebhookInvokerTest {
             assertEquals(3, body.get("attempt").asInt());
             assertEquals("1234567890123-3", body.get("idempotencyKey").asText());
         }
+    }
+
+    @Test
+    void body_paramsThatAreNotOneJsonValue_travelAsAString() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        for (String params : new String[] {"plain text", "{\"a\":1} trailing", "{\"unclosed\": ", ""}) {
+            JobContext context = new JobContext(1, 7, "n\"ame", params, Instant.parse("2030-01-02T03:04:05Z"), 1);
+
+            JsonNode body = json.readTree(invoker.body(context, context.idempotencyKey()));
+
+            assertEquals(params, body.get("params").asText(), body.toString());
+            assertEquals("n\"ame", body.get("jobName").asText(), "strings are escaped");
+        }
+        JobContext nested = new JobContext(1, 7, "x", "[1, {\"b\": [true, null]}]", Instant.EPOCH, 1);
+        assertEquals("[1,{\"b\":[true,null]}]",
+                json.readTree(invoker.body(nested, "1-1")).get("params").toString(), "any JSON value, embedded");
     }
 
     @Test

@@ -27,6 +27,7 @@ import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
 import org.apache.hc.core5.pool.PoolReusePolicy;
+import org.apache.hc.core5.http.config.Http1Config;
 import org.apache.hc.core5.reactor.IOReactorConfig;
 import org.apache.hc.core5.util.Timeout;
 import org.slf4j.Logger;
@@ -70,6 +71,8 @@ public final class WebhookTransport implements AutoCloseable {
     private static final int DEADLINE_TICKS_PER_WHEEL = 1024;
     /** Apache's socket and lease timeouts end this long after the deadline: they only back it up. */
     private static final long BACKSTOP_MS = 1000;
+    /** Per-connection session buffer, each way; Apache's default is 8 KB. */
+    private static final int SESSION_BUFFER_BYTES = 2048;
 
     private final PoolingAsyncClientConnectionManager pool;
     private final CloseableHttpAsyncClient client;
@@ -94,6 +97,9 @@ public final class WebhookTransport implements AutoCloseable {
                         .setTcpNoDelay(true)
                         .build())
                 .setThreadFactory(new NamedThreadFactory("webhook-io", true))
+                // Requests are a few hundred bytes and at most 1 KB of an answer is kept: 8 KB buffers each way
+                // (the default) were most of the heap a call in flight costs.
+                .setHttp1Config(Http1Config.custom().setBufferSize(SESSION_BUFFER_BYTES).build())
                 .setKeepAliveStrategy(new IdleCappedKeepAlive(settings.idleEviction()))
                 .addRequestInterceptorLast(StaleConnectionProbe.RECORDER)
                 .setUserAgent("tickwheel")
