@@ -78,6 +78,9 @@ public final class WebhookTransport implements AutoCloseable {
     private final CloseableHttpAsyncClient client;
     private final HashedWheelTimer deadlines;
     private final long sweepPeriodMs;
+    /** Request configurations by deadline in ms; bounded in practice by the distinct job deadlines. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, RequestConfig> requestConfigs =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public WebhookTransport(TransportSettings settings) {
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
@@ -131,13 +134,7 @@ public final class WebhookTransport implements AutoCloseable {
      */
     public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout) {
         long timeoutMs = Math.max(1, timeout.toMillis());
-        RequestConfig requestConfig = RequestConfig.custom()
-                .setResponseTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
-                .setConnectionRequestTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
-                .setProtocolUpgradeEnabled(false)
-                .setExpectContinueEnabled(false)
-                .setRedirectsEnabled(false)
-                .build();
+        RequestConfig requestConfig = requestConfigs.computeIfAbsent(timeoutMs, WebhookTransport::requestConfig);
         URI uri = parse(url);
         WebhookCall call = new WebhookCall(this, url, uri, headers, body, timeoutMs, requestConfig);
         if (uri == null) {
@@ -152,6 +149,17 @@ public final class WebhookTransport implements AutoCloseable {
         }
         call.start();
         return call.result();
+    }
+
+    /** One request configuration per deadline: immutable, and jobs share a handful of deadlines. */
+    private static RequestConfig requestConfig(long timeoutMs) {
+        return RequestConfig.custom()
+                .setResponseTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
+                .setConnectionRequestTimeout(Timeout.ofMilliseconds(timeoutMs + BACKSTOP_MS))
+                .setProtocolUpgradeEnabled(false)
+                .setExpectContinueEnabled(false)
+                .setRedirectsEnabled(false)
+                .build();
     }
 
     <T> Future<T> execute(AsyncRequestProducer request, AsyncResponseConsumer<T> consumer, HttpClientContext context,
