@@ -190,7 +190,7 @@ class WebhookInvokerTest {
     }
 
     @Test
-    void cancel_closesTheConnection() throws Exception {
+    void cancel_endsTheCallAtOnce_andItsConnectionIsNeverReused() throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver((request, out) -> After.STALL)) {
             CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), Duration.ofSeconds(30));
             Await.until("request arrived", Duration.ofSeconds(5), () -> receiver.requests().size() == 1);
@@ -198,7 +198,11 @@ class WebhookInvokerTest {
             assertTrue(call.cancel(true));
 
             assertThrows(CancellationException.class, call::join);
-            assertTrue(receiver.awaitClientClosed(1, Duration.ofSeconds(5)), "connection closed");
+            // Usually the client closes the connection at once; when the cancel races the request's last bytes going
+            // out, Apache keeps the exchange until its backstop timeout. Either way the connection is not reused:
+            CompletableFuture<Void> next = invoker.invoke(job(receiver.url()), context(2, 1), Duration.ofMillis(300));
+            assertThrows(java.util.concurrent.CompletionException.class, next::join);
+            assertEquals(2, receiver.connections(), "the second call had a connection of its own");
         }
     }
 
