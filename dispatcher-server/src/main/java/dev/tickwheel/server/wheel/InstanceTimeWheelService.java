@@ -150,6 +150,14 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             } else {
                 coarse.schedule(node, delayNanos);
             }
+        } catch (IllegalStateException e) {
+            if (node.isCancelled()) {
+                // Cancelled by ID between the index insert and the wheel: the timer refuses a cancelled node, and the
+                // caller's cancel already got true, so the task never runs. The handle says so.
+                return node;
+            }
+            node.cancel();
+            throw e;
         } catch (RuntimeException e) {
             node.cancel();
             throw e;
