@@ -12,7 +12,7 @@ import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
 import dev.tickwheel.server.dispatch.TargetRouter;
-import dev.tickwheel.server.dispatch.WebhookInvoker;
+import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.InstanceLoader;
 import dev.tickwheel.server.schedule.InstancePlanner;
@@ -271,6 +271,12 @@ public final class TickwheelServer implements AutoCloseable {
     /** Where the server is in its life. */
     public Lifecycle lifecycle() {
         return state.get();
+    }
+
+    /** Instances armed in either wheel now. */
+    public int pendingTimers() {
+        requireStarted();
+        return wheel.pendingCount();
     }
 
     /** Calls in flight now (admitted and not yet recorded). */

@@ -31,7 +31,7 @@ final class OpsRoutes {
         long runs = 0;
         long failures = 0;
         if (wheels) {
-            pending = engine.wheel().pendingCount();
+            pending = engine.pendingTimers();
             PeriodicTaskStats loader = engine.loaderStats();
             runs = loader.runs();
             failures = loader.failures();

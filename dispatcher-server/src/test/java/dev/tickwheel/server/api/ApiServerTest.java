@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tickwheel.server.TickwheelApplication;
+import dev.tickwheel.server.app.TickwheelApplication;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,7 +3,7 @@ package dev.tickwheel.server.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tickwheel.server.TickwheelApplication;
+import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A server started as a separate JVM ({@code dev.tickwheel.server.Main} on the test class path), its output kept so
+ * A server started as a separate JVM ({@code dev.tickwheel.server.app.Main} on the test class path), its output kept so
  * that the test can find the bound port and show the last lines when something fails. Thread-safe.
  */
 final class ServerProcess implements AutoCloseable {
@@ -34,7 +34,7 @@ final class ServerProcess implements AutoCloseable {
     static ServerProcess start(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "dev.tickwheel.server.Main"));
+                "-cp", System.getProperty("java.class.path"), "dev.tickwheel.server.app.Main"));
         command.addAll(List.of(args));
         return new ServerProcess(new ProcessBuilder(command).redirectErrorStream(true).start());
     }

@@ -1,7 +1,7 @@
 package dev.tickwheel.server.api;
 
-import dev.tickwheel.server.ServerSettings;
-import dev.tickwheel.server.TickwheelApplication;
+import dev.tickwheel.server.app.ServerSettings;
+import dev.tickwheel.server.app.TickwheelApplication;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -14,6 +14,6 @@ final class TestServers {
     static TickwheelApplication start(Path dir, String token, boolean demo) {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, token, demo), jdbcUrl, 0,
-                Duration.ofSeconds(15), Duration.ofSeconds(30), dev.tickwheel.server.DispatchSettings.DEFAULTS, demo));
+                Duration.ofSeconds(15), Duration.ofSeconds(30), dev.tickwheel.server.app.DispatchSettings.DEFAULTS, demo));
     }
 }

@@ -1,4 +1,4 @@
-package dev.tickwheel.server;
+package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.api.ApiSettings;
 import java.io.IOException;

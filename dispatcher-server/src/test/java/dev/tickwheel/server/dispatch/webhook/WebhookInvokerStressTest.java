@@ -1,7 +1,7 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
-import static dev.tickwheel.server.dispatch.WebhookFixtures.context;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.job;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.context;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

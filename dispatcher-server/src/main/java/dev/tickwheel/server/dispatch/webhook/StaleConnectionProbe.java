@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
 import org.apache.hc.core5.http.EndpointDetails;
 import org.apache.hc.core5.http.HttpRequestInterceptor;

@@ -1,10 +1,11 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
-import static dev.tickwheel.server.dispatch.WebhookFixtures.completionMs;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.context;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.failure;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.job;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.success;
+import dev.tickwheel.server.dispatch.JobContext;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.completionMs;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.context;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.failure;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.job;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.success;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.server.Await;
-import dev.tickwheel.server.dispatch.ScriptedHttpReceiver.After;
+import dev.tickwheel.server.dispatch.webhook.ScriptedHttpReceiver.After;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

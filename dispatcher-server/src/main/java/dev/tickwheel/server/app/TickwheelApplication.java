@@ -1,5 +1,7 @@
-package dev.tickwheel.server;
+package dev.tickwheel.server.app;
 
+import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.JobSpec;
 import dev.tickwheel.server.api.ApiServer;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;

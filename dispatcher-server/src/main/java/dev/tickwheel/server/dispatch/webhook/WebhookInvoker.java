@@ -1,11 +1,13 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
+import dev.tickwheel.server.dispatch.TargetInvoker;
+import dev.tickwheel.server.dispatch.JobContext;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import java.io.ByteArrayOutputStream;
-import dev.tickwheel.server.dispatch.http.TransportSettings;
-import dev.tickwheel.server.dispatch.http.WebhookTransport;
+import dev.tickwheel.server.dispatch.webhook.TransportSettings;
+import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.job.Job;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,7 +1,6 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
-import dev.tickwheel.server.dispatch.WebhookException;
-import dev.tickwheel.server.dispatch.WebhookException.Reason;
+import dev.tickwheel.server.dispatch.webhook.WebhookException.Reason;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletionException;

@@ -1,5 +1,6 @@
-package dev.tickwheel.server;
+package dev.tickwheel.server.app;
 
+import dev.tickwheel.server.TickwheelServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

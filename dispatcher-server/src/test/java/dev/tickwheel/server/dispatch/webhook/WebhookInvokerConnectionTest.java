@@ -1,14 +1,14 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
-import static dev.tickwheel.server.dispatch.WebhookFixtures.context;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.failure;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.job;
-import static dev.tickwheel.server.dispatch.WebhookFixtures.success;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.context;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.failure;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.job;
+import static dev.tickwheel.server.dispatch.webhook.WebhookFixtures.success;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tickwheel.server.dispatch.ScriptedHttpReceiver.After;
-import dev.tickwheel.server.dispatch.ScriptedHttpReceiver.Request;
+import dev.tickwheel.server.dispatch.webhook.ScriptedHttpReceiver.After;
+import dev.tickwheel.server.dispatch.webhook.ScriptedHttpReceiver.Request;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

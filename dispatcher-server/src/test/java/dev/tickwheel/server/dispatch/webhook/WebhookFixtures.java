@@ -1,5 +1,6 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
+import dev.tickwheel.server.dispatch.JobContext;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;

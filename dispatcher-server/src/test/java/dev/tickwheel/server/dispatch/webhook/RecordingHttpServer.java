@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;

@@ -1,7 +1,7 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
 import dev.tickwheel.concurrent.NamedThreadFactory;
-import dev.tickwheel.server.dispatch.WebhookException;
+
 import dev.tickwheel.timer.HashedWheelTimer;
 import dev.tickwheel.timer.TimerFuture;
 import java.net.URI;

@@ -1,5 +1,6 @@
-package dev.tickwheel.server;
+package dev.tickwheel.server.app;
 
+import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

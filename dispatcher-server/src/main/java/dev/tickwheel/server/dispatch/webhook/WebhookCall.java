@@ -1,6 +1,5 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
-import dev.tickwheel.server.dispatch.WebhookException;
 import dev.tickwheel.timer.TimerFuture;
 import java.io.IOException;
 import java.net.SocketTimeoutException;

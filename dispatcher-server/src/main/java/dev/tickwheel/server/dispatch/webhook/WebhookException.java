@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch;
+package dev.tickwheel.server.dispatch.webhook;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.tickwheel.server.dispatch.http;
+package dev.tickwheel.server.dispatch.webhook;
 
 import java.util.Objects;
 
