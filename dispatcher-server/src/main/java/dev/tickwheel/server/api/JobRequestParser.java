@@ -26,9 +26,10 @@ import java.util.Set;
  */
 final class JobRequestParser {
 
-    static final int MAX_NAME_LENGTH = 200;
-    static final int MAX_ATTEMPTS = 100;
-    static final long MAX_BACKOFF_MS = 86_400_000L; // one day
+    // The domain's limits, checked here first so that the 400 names the request's field.
+    static final int MAX_NAME_LENGTH = dev.tickwheel.server.job.Job.MAX_NAME_LENGTH;
+    static final int MAX_ATTEMPTS = RetryPolicy.MAX_ATTEMPTS;
+    static final long MAX_BACKOFF_MS = RetryPolicy.MAX_BACKOFF_MS;
 
     private final Set<String> handlerNames;
 

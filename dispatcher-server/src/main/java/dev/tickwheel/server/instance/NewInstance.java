@@ -23,5 +23,9 @@ public record NewInstance(long id, long jobId, Instant expectedTriggerTime, Stri
             throw new IllegalArgumentException("jobId must be positive: " + jobId);
         }
         Objects.requireNonNull(expectedTriggerTime, "expectedTriggerTime");
+        if (params != null && params.length() > dev.tickwheel.server.job.Job.MAX_PARAMS_LENGTH) {
+            throw new IllegalArgumentException("params must be at most "
+                    + dev.tickwheel.server.job.Job.MAX_PARAMS_LENGTH + " characters: " + params.length());
+        }
     }
 }

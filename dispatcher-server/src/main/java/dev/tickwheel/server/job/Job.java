@@ -43,8 +43,13 @@ public record Job(
         Instant updatedAt,
         long version) {
 
+    /** Longest job name: the store's column width. */
+    public static final int MAX_NAME_LENGTH = 200;
+    /** Longest parameters of a job or an instance (JSON text): 64 KiB, the API's request body limit. */
+    public static final int MAX_PARAMS_LENGTH = 65_536;
+
     public Job {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, params);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (version < 0) {

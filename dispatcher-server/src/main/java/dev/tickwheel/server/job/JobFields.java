@@ -8,13 +8,14 @@ import java.util.Objects;
 final class JobFields {
 
     /** Longest job name the store accepts; matches the column width. */
-    static final int MAX_NAME_LENGTH = 200;
+    static final int MAX_NAME_LENGTH = Job.MAX_NAME_LENGTH;
 
     private JobFields() {
     }
 
     static void check(long id, String name, ScheduleSpec schedule, Target target, MisfirePolicy misfirePolicy,
-            RetryPolicy retryPolicy, DeliveryPolicy delivery) {
+            RetryPolicy retryPolicy, DeliveryPolicy delivery, String params) {
+        checkParams(params);
         if (id <= 0) {
             throw new IllegalArgumentException("id must be positive: " + id);
         }
@@ -30,5 +31,13 @@ final class JobFields {
         Objects.requireNonNull(misfirePolicy, "misfirePolicy");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(delivery, "delivery");
+    }
+
+    /** Parameters of a job or an instance: at most {@link Job#MAX_PARAMS_LENGTH} characters. */
+    static void checkParams(String params) {
+        if (params != null && params.length() > Job.MAX_PARAMS_LENGTH) {
+            throw new IllegalArgumentException("params must be at most " + Job.MAX_PARAMS_LENGTH + " characters: "
+                    + params.length());
+        }
     }
 }

@@ -33,7 +33,7 @@ public record NewJob(
         Instant nextTriggerTime) {
 
     public NewJob {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, params);
     }
 
     /** The job as stored at {@code now}: created and updated at {@code now}, version 0. */

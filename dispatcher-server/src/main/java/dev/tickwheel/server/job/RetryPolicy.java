@@ -12,13 +12,17 @@ public record RetryPolicy(int maxAttempts, long backoffMs) {
 
     /** One attempt, no retry. */
     public static final RetryPolicy NONE = new RetryPolicy(1, 0);
+    /** Most attempts a job may ask for. */
+    public static final int MAX_ATTEMPTS = 100;
+    /** Longest backoff between attempts: one day. */
+    public static final long MAX_BACKOFF_MS = 86_400_000L;
 
     public RetryPolicy {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
+        if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS) {
+            throw new IllegalArgumentException("maxAttempts must be in 1.." + MAX_ATTEMPTS + ": " + maxAttempts);
         }
-        if (backoffMs < 0) {
-            throw new IllegalArgumentException("backoffMs must not be negative: " + backoffMs);
+        if (backoffMs < 0 || backoffMs > MAX_BACKOFF_MS) {
+            throw new IllegalArgumentException("backoffMs must be in 0.." + MAX_BACKOFF_MS + ": " + backoffMs);
         }
     }
 

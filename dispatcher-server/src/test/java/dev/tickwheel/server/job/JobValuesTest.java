@@ -28,6 +28,28 @@ class JobValuesTest {
     }
 
     @Test
+    void retryPolicy_beyondTheDomainLimits_throwsNamingFieldAndValue() {
+        assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(101, 0)),
+                "maxAttempts", "101");
+        assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(3, 86_400_001L)),
+                "backoffMs", "86400001");
+        assertEquals(100, new RetryPolicy(RetryPolicy.MAX_ATTEMPTS, RetryPolicy.MAX_BACKOFF_MS).maxAttempts());
+    }
+
+    @Test
+    void params_longerThanTheDomainLimit_refusedForJobsAndInstances() {
+        String tooLong = "x".repeat(Job.MAX_PARAMS_LENGTH + 1);
+        assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(1, "n", ScheduleSpec.api(),
+                Target.handler("h"), tooLong, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                null)), "params", Integer.toString(tooLong.length()));
+        assertMessageNames(assertThrows(IllegalArgumentException.class,
+                () -> new dev.tickwheel.server.instance.NewInstance(1, 2, Instant.EPOCH, tooLong)), "params",
+                Integer.toString(tooLong.length()));
+        new NewJob(1, "n", ScheduleSpec.api(), Target.handler("h"), "x".repeat(Job.MAX_PARAMS_LENGTH), true,
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
+    }
+
+    @Test
     void retryPolicy_allowsAnotherAttempt_untilMaxAttempts() {
         RetryPolicy policy = new RetryPolicy(3, 0);
 
