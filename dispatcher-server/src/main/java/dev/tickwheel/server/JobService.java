@@ -65,7 +65,8 @@ public final class JobService {
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
         Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
                 spec.params(),
-                spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(), firstTrigger(expression, now)));
+                spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
+                firstTrigger(expression, now)));
         loader.loadJob(job);
         return jobs.get(job.id()).orElse(job);
     }
@@ -74,7 +75,7 @@ public final class JobService {
      * Replaces a job's definition. Its waiting instances stay as they are; the next trigger is recomputed from now.
      *
      * @return the job, or empty if unknown
-     * @throws java.util.ConcurrentModificationException never; a concurrent change makes this retry once
+     * @throws IllegalStateException if the job kept changing concurrently: the optimistic update is tried three times
      */
     public Optional<Job> update(long jobId, JobSpec spec) {
         Objects.requireNonNull(spec, "spec");

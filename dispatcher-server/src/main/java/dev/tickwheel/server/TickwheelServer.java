@@ -75,7 +75,7 @@ public final class TickwheelServer implements AutoCloseable {
         CLOSED
     }
 
-    private final Builder config;
+    private final Config config;
     // Guards the lifecycle; compare-and-set so that open, startScheduling and close race safely.
     private final AtomicReference<Lifecycle> state = new AtomicReference<>(Lifecycle.NEW);
     private SingleServerLock serverLock;
@@ -94,8 +94,28 @@ public final class TickwheelServer implements AutoCloseable {
     private JobService jobService;
     private InstanceService instanceService;
 
-    private TickwheelServer(Builder config) {
+    private TickwheelServer(Config config) {
         this.config = config;
+    }
+
+    /**
+     * The engine's configuration as {@link Builder#build()} checked it. Immutable (handler maps are copies).
+     */
+    public record Config(String jdbcUrl, Clock clock, Ticker ticker, int nodeId, Duration loaderPeriod,
+                         Duration loadWindow, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
+                         int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
+                         Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
+                         DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings) {
+
+        public Config {
+            handlers = Map.copyOf(handlers);
+            asyncHandlers = Map.copyOf(asyncHandlers);
+        }
+    }
+
+    /** The configuration this server was built with. */
+    public Config config() {
+        return config;
     }
 
     public static Builder builder() {
@@ -122,35 +142,35 @@ public final class TickwheelServer implements AutoCloseable {
             throw new IllegalStateException("TickwheelServer can be opened only once; it is " + state.get());
         }
         try {
-            stores = JdbcStores.open(JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl).clock(config.clock).build());
+            stores = JdbcStores.open(JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl()).clock(config.clock()).build());
             serverLock = stores.lockForServer();
             JobStore jobs = stores.jobs();
             InstanceStore instances = stores.instances();
-            InstanceTimeWheelService.Builder wheelBuilder = InstanceTimeWheelService.builder().ticker(config.ticker);
-            config.wheelSettings.accept(wheelBuilder);
+            InstanceTimeWheelService.Builder wheelBuilder = InstanceTimeWheelService.builder().ticker(config.ticker());
+            config.wheelSettings().accept(wheelBuilder);
             wheel = wheelBuilder.build();
-            SnowflakeIdGenerator ids = new SnowflakeIdGenerator(config.nodeId, config.clock);
-            parser = new TimeExpressionParser(config.clock);
+            SnowflakeIdGenerator ids = new SnowflakeIdGenerator(config.nodeId(), config.clock());
+            parser = new TimeExpressionParser(config.clock());
             catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
-            handlers = new InProcessHandlers(config.handlers, config.asyncHandlers, config.handlerThreads);
+            handlers = new InProcessHandlers(config.handlers(), config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
-            webhooks = WebhookInvoker.builder().json(json).maxConnections(config.maxCallsInFlight)
-                    .maxConnectionsPerHost(Math.min(config.maxCallsPerHost, config.maxCallsInFlight)).build();
-            TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost,
-                    config.maxCallsInFlight);
+            webhooks = WebhookInvoker.builder().json(json).maxConnections(config.maxCallsInFlight())
+                    .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
+            TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
+                    config.maxCallsInFlight());
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
-            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock, config.listener,
-                    followUp, config.maxCallsInFlight, config.callTimeout);
+            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock(), config.listener(),
+                    followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
-            misfires = new MisfireResolver(config.fireAllLimit);
-            loader = new InstanceLoader(jobs, instances, dispatcher, new InstancePlanner(config.misfireThreshold,
-                    misfires), parser, ids, config.clock, config.loadWindow, InstanceLoader.DEFAULT_PAGE_SIZE);
-            jobService = new JobService(jobs, instances, catalog, loader, dispatcher, parser, ids, config.clock);
+            misfires = new MisfireResolver(config.fireAllLimit());
+            loader = new InstanceLoader(jobs, instances, dispatcher, new InstancePlanner(config.misfireThreshold(),
+                    misfires), parser, ids, config.clock(), config.loadWindow(), InstanceLoader.DEFAULT_PAGE_SIZE);
+            jobService = new JobService(jobs, instances, catalog, loader, dispatcher, parser, ids, config.clock());
             instanceService = new InstanceService(instances, dispatcher);
             log.info("tickwheel server opened: store {}, node {}, calls in flight <= {} (<= {} per host, {} handler"
-                    + " threads), call deadline {}", stores.redactedUrl(), config.nodeId, config.maxCallsInFlight,
-                    config.maxCallsPerHost, config.handlerThreads, config.callTimeout);
+                    + " threads), call deadline {}", stores.redactedUrl(), config.nodeId(), config.maxCallsInFlight(),
+                    config.maxCallsPerHost(), config.handlerThreads(), config.callTimeout());
             return this;
         } catch (RuntimeException | Error e) {
             close();
@@ -167,15 +187,15 @@ public final class TickwheelServer implements AutoCloseable {
             throw new IllegalStateException("startScheduling needs an open server; it is " + state.get());
         }
         try {
-            new StartupRecovery(stores.instances(), catalog, dispatcher, parser, misfires, config.clock,
-                    config.misfireThreshold).run(this::timedCreateOnlyPass);
+            new StartupRecovery(stores.instances(), catalog, dispatcher, parser, misfires, config.clock(),
+                    config.misfireThreshold()).run(this::timedCreateOnlyPass);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("periodic task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
             loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO,
-                    config.loaderPeriod);
+                    config.loaderPeriod());
             log.info("tickwheel server scheduling: loader every {} for the next {}, misfire threshold {}",
-                    config.loaderPeriod, config.loadWindow, config.misfireThreshold);
+                    config.loaderPeriod(), config.loadWindow(), config.misfireThreshold());
             return this;
         } catch (RuntimeException | Error e) {
             close();
@@ -242,8 +262,8 @@ public final class TickwheelServer implements AutoCloseable {
 
     /** Names of the in-process handlers registered on the builder, for validating HANDLER targets. */
     public java.util.Set<String> handlerNames() {
-        java.util.Set<String> names = new java.util.TreeSet<>(config.handlers.keySet());
-        names.addAll(config.asyncHandlers.keySet());
+        java.util.Set<String> names = new java.util.TreeSet<>(config.handlers().keySet());
+        names.addAll(config.asyncHandlers().keySet());
         return names;
     }
 
@@ -304,10 +324,10 @@ public final class TickwheelServer implements AutoCloseable {
             wheel.close();
         }
         if (dispatcher != null) {
-            dispatcher.close(config.stopTimeout); // after the wheel: nothing fires; before the store: outcomes written
+            dispatcher.close(config.stopTimeout()); // after the wheel: nothing fires; before the store: outcomes written
         }
         if (handlers != null) {
-            handlers.close(config.stopTimeout); // then interrupts handlers still running
+            handlers.close(config.stopTimeout()); // then interrupts handlers still running
         }
         if (webhooks != null) {
             webhooks.close();
@@ -481,7 +501,9 @@ public final class TickwheelServer implements AutoCloseable {
                         + ") must be longer than loaderPeriod (" + loaderPeriod
                         + "), or instances due between two passes would be created late");
             }
-            return new TickwheelServer(this);
+            return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, loaderPeriod, loadWindow,
+                    misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
+                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings));
         }
 
         private static Duration positive(String name, Duration value) {
