@@ -324,7 +324,8 @@ public final class TickwheelServer implements AutoCloseable {
             wheel.close();
         }
         if (dispatcher != null) {
-            dispatcher.close(config.stopTimeout()); // after the wheel: nothing fires; before the store: outcomes written
+            // After the wheel (nothing fires any more), before the store (outcomes still get written).
+            dispatcher.close(config.stopTimeout());
         }
         if (handlers != null) {
             handlers.close(config.stopTimeout()); // then interrupts handlers still running
