@@ -42,25 +42,6 @@ final class InstanceTransitions {
         this.clock = clock;
     }
 
-    boolean claim(long instanceId, Instant now) {
-        Objects.requireNonNull(now, "now");
-        InstanceTransition t = InstanceTransition.CLAIM;
-        return runner.autoCommit("claim instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CLAIM)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, now.toEpochMilli());
-                ps.setLong(3, now.toEpochMilli());
-                ps.setLong(4, instanceId);
-                ps.setString(5, t.from().name());
-                return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    boolean markSucceeded(long instanceId) {
-        return finish(InstanceTransition.SUCCEED, instanceId, null);
-    }
-
     boolean markFailed(long instanceId, String error) {
         return finish(InstanceTransition.FAIL, instanceId, error);
     }
