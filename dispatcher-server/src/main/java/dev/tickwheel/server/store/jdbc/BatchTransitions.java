@@ -16,8 +16,8 @@ import java.util.Set;
 
 /**
  * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, and the
- * batched success. Each is the single-instance compare-and-set of {@link InstanceTransitions} applied to a set of
- * ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
+ * batched success. Each is the single-row compare-and-set ({@link InstanceSql#CLAIM}, {@link InstanceSql#FINISH})
+ * applied to a set of ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
  * status, under the row's lock, so of any number of racing statements (batched or not, on any node) exactly one
  * moves it, and the statement reports which rows it moved ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE}
  * is not exact under races (see {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own
