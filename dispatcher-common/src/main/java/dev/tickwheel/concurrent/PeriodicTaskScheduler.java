@@ -1,10 +1,8 @@
 package dev.tickwheel.concurrent;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,7 +20,7 @@ import java.util.function.Supplier;
  * run and keeps the throwable in a future nobody reads. Here each task runs inside a wrapper that catches any
  * {@link Throwable} (Errors included), counts it, hands it to the failure listener given at construction
  * (the server plugs in SLF4J; common does not log) and returns normally, so the next run happens on
- * schedule. Runs and failures are counted per task name, see {@link #stats()}.
+ * schedule. Runs and failures are counted per task name, see {@link #stats(String)}.
  *
  * <p>Threads are named {@code tickwheel-<role>-<n>} and are daemon threads. Cancelled tasks leave the queue at
  * once ({@code setRemoveOnCancelPolicy(true)}); periodic tasks stop at {@link #close()}.
@@ -32,7 +30,7 @@ import java.util.function.Supplier;
  * <p>Caveats: a run that takes longer than the period delays the next one (the executor never overlaps runs
  * of one task); a task that never returns occupies a thread for good. A task name can be reused only after
  * its previous schedule was cancelled; the counters then start again from zero. Counters of a cancelled task
- * stay in {@link #stats()} until its name is reused, so use a fixed set of names, not one per job.
+ * stay readable through {@link #stats(String)} until its name is reused, so use a fixed set of names, not one per job.
  */
 public final class PeriodicTaskScheduler implements AutoCloseable {
 
@@ -83,38 +81,9 @@ public final class PeriodicTaskScheduler implements AutoCloseable {
                 guarded, initialDelay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS));
     }
 
-    /**
-     * Runs {@code task} first after {@code initialDelay}, then {@code delay} after each run ends, whatever
-     * the task throws.
-     *
-     * @return the schedule's future; cancel it to stop the task
-     * @throws IllegalArgumentException         if the name is blank or in use, or a duration is out of range
-     * @throws RejectedExecutionException       if the scheduler is closed
-     */
-    public ScheduledFuture<?> scheduleWithFixedDelay(String name, Runnable task, Duration initialDelay,
-                                                     Duration delay) {
-        requireNotNegative("initialDelay", initialDelay);
-        requirePositive("delay", delay);
-        GuardedPeriodicTask guarded = register(name, task);
-        return attach(name, guarded, () -> executor.scheduleWithFixedDelay(
-                guarded, initialDelay.toNanos(), delay.toNanos(), TimeUnit.NANOSECONDS));
-    }
-
     /** The counters of one task, if a task of that name was ever scheduled here. */
     public Optional<PeriodicTaskStats> stats(String name) {
         return Optional.ofNullable(tasks.get(name)).map(GuardedPeriodicTask::stats);
-    }
-
-    /** A snapshot of every task's counters, by name. */
-    public Map<String, PeriodicTaskStats> stats() {
-        Map<String, PeriodicTaskStats> snapshot = new TreeMap<>();
-        tasks.forEach((name, task) -> snapshot.put(name, task.stats()));
-        return snapshot;
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return executor.isShutdown();
     }
 
     /**

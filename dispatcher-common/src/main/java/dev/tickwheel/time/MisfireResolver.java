@@ -9,11 +9,12 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * Applies a {@link MisfirePolicy} to the trigger times a loader or the start-up recovery found already past:
+ * Applies a {@link MisfirePolicy} to missed trigger times: for a loader, the past times that get an instance; for
+ * the start-up recovery, which of the already-created instances of a downtime fire (the others are cancelled):
  *
  * <table>
  *   <caption>Policies, for missed times m1 &lt; m2 &lt; ... &lt; mn at now</caption>
- *   <tr><th>policy</th><th>instances created (all due now)</th><th>dropped</th></tr>
+ *   <tr><th>policy</th><th>instances kept (all due now)</th><th>dropped</th></tr>
  *   <tr><td>FIRE_ONCE_NOW</td><td>one, expected at mn (the latest)</td><td>n - 1</td></tr>
  *   <tr><td>SKIP</td><td>none</td><td>n</td></tr>
  *   <tr><td>FIRE_ALL</td><td>the latest min(n, limit), in order</td><td>n - min(n, limit)</td></tr>

@@ -36,11 +36,6 @@ public enum InstanceStatus {
      */
     INTERRUPTED;
 
-    /** True if no transition leaves this state. */
-    public boolean isTerminal() {
-        return successors().isEmpty();
-    }
-
     /** True if moving from this state to {@code next} is legal. */
     public boolean canMoveTo(InstanceStatus next) {
         return successors().contains(next);

@@ -1,7 +1,7 @@
 package dev.tickwheel.server.store;
 
 /**
- * An insert named an id that is already stored. Nothing was written.
+ * An insert named an id that is already stored; the message names it. Nothing was written.
  *
  * <p>Immutable.
  */
@@ -9,15 +9,7 @@ public final class DuplicateIdException extends StoreException {
 
     private static final long serialVersionUID = 1L;
 
-    private final long id;
-
     public DuplicateIdException(String kind, long id, Throwable cause) {
         super(kind + " id already exists: " + id, cause);
-        this.id = id;
-    }
-
-    /** The id that was already taken. */
-    public long id() {
-        return id;
     }
 }

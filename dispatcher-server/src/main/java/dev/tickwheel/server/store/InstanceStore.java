@@ -18,7 +18,7 @@ import java.util.Set;
  * {@link dev.tickwheel.server.instance.InstanceTransition}: it either applies atomically or changes nothing and
  * reports so. An illegal transition (say, succeeding a waiting instance) is refused the same way, never forced.
  * So any number of dispatchers, on any number of nodes, may race for the same instance: exactly one
- * {@link #claim} wins, and a cancelled instance can never be claimed.
+ * {@link #claimBatch} gets it, and a cancelled instance can never be claimed.
  *
  * <p>Times are stored with millisecond precision.
  *
@@ -77,25 +77,9 @@ public interface InstanceStore {
     Instance insertInstance(NewInstance instance);
 
     /**
-     * WAITING → DISPATCHING: increments {@code attempt} and sets the actual trigger time to {@code now}.
-     *
-     * @return true if this call claimed the instance; false if it is not waiting (claimed, cancelled, finished,
-     *         unknown)
-     */
-    boolean claim(long instanceId, Instant now);
-
-    /**
-     * Claims many instances at once, each exactly as {@link #claim} would: an instance is in the result if and
-     * only if this call moved it from WAITING to DISPATCHING.
-     *
-     * @return the ids this call claimed
-     */
-    Set<Long> claimAll(Collection<Long> instanceIds, Instant now);
-
-    /**
-     * Claims many instances with one statement per chunk, each exactly as {@link #claim} would, and returns the
-     * claimed rows as they are after the claim (status DISPATCHING, attempt incremented), so a dispatcher needs no
-     * read after its claim. An instance is in the result if and only if this call moved it from WAITING to
+     * WAITING → DISPATCHING for many instances, with one statement per chunk: each claimed instance's
+     * {@code attempt} is incremented and its actual trigger time set to {@code now}. Returns the claimed rows as they
+     * are after the claim, so a dispatcher needs no read after its claim. An instance is in the result if and only if this call moved it from WAITING to
      * DISPATCHING; a cancelled, finished, unknown or elsewhere-claimed id is simply absent.
      *
      * @return the claimed instances, in no particular order
@@ -103,14 +87,12 @@ public interface InstanceStore {
     List<Instance> claimBatch(Collection<Long> instanceIds, Instant now);
 
     /**
-     * DISPATCHING → SUCCEEDED for many instances at once, each exactly as {@link #markSucceeded} would.
+     * DISPATCHING → SUCCEEDED for many instances at once; clears the error. An instance not dispatching is left alone
+     * and absent from the result.
      *
      * @return the ids this call moved to SUCCEEDED
      */
     Set<Long> markAllSucceeded(Collection<Long> instanceIds);
-
-    /** DISPATCHING → SUCCEEDED; clears the error. Returns false if the instance is not dispatching. */
-    boolean markSucceeded(long instanceId);
 
     /** DISPATCHING → FAILED with {@code error}. Returns false if the instance is not dispatching. */
     boolean markFailed(long instanceId, String error);

@@ -13,8 +13,4 @@ public class StoreException extends RuntimeException {
     public StoreException(String message, Throwable cause) {
         super(message, cause);
     }
-
-    public StoreException(String message) {
-        super(message);
-    }
 }

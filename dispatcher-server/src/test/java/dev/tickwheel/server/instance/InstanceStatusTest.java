@@ -39,11 +39,16 @@ class InstanceStatusTest {
     }
 
     @Test
-    void isTerminal_onlyForFinishedStates() {
+    void canMoveTo_fromAFinishedState_nothingIsLegal() {
+        Set<InstanceStatus> noWayOut = EnumSet.noneOf(InstanceStatus.class);
+        for (InstanceStatus from : InstanceStatus.values()) {
+            if (Set.of(InstanceStatus.values()).stream().noneMatch(from::canMoveTo)) {
+                noWayOut.add(from);
+            }
+        }
+
         assertEquals(EnumSet.of(InstanceStatus.SUCCEEDED, InstanceStatus.FAILED, InstanceStatus.CANCELLED,
-                        InstanceStatus.INTERRUPTED),
-                EnumSet.copyOf(Set.of(InstanceStatus.values()).stream().filter(InstanceStatus::isTerminal).toList()));
-        assertFalse(InstanceStatus.WAITING.isTerminal());
+                InstanceStatus.INTERRUPTED), noWayOut);
     }
 
     @Test

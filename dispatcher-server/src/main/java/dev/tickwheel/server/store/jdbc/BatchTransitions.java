@@ -16,8 +16,8 @@ import java.util.Set;
 
 /**
  * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, and the
- * batched success. Each is the single-instance compare-and-set of {@link InstanceTransitions} applied to a set of
- * ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
+ * batched success. Each is the single-row compare-and-set ({@link InstanceSql#CLAIM}, {@link InstanceSql#FINISH})
+ * applied to a set of ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
  * status, under the row's lock, so of any number of racing statements (batched or not, on any node) exactly one
  * moves it, and the statement reports which rows it moved ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE}
  * is not exact under races (see {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own
@@ -56,17 +56,13 @@ final class BatchTransitions {
     }
 
     private List<Instance> claimChunk(List<Long> ids, long nowMs) {
-        InstanceTransition t = InstanceTransition.CLAIM;
         if (!batchedCasIsExact) {
             return claimRowByRow(ids, nowMs);
         }
         return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, nowMs);
-                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
-                ps.setString(5, t.from().name());
+                TransitionBinding.claim(ps, nowMs,
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))));
                 List<Instance> claimed = new ArrayList<>(ids.size());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -85,15 +81,9 @@ final class BatchTransitions {
      * sees the claim.
      */
     private List<Instance> claimRowByRow(List<Long> ids, long nowMs) {
-        InstanceTransition t = InstanceTransition.CLAIM;
         return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
-            Set<Long> won = RowByRowCas.apply(connection, ids, InstanceSql.CLAIM, (ps, id) -> {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, nowMs);
-                ps.setLong(4, id);
-                ps.setString(5, t.from().name());
-            });
+            Set<Long> won = RowByRowCas.apply(connection, ids, InstanceSql.CLAIM,
+                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id)));
             List<Instance> claimed = new ArrayList<>(won.size());
             if (won.isEmpty()) {
                 return claimed;
@@ -147,11 +137,8 @@ final class BatchTransitions {
         }
         return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
-                ps.setString(1, t.to().name());
-                JdbcValues.setString(ps, 2, null);
-                ps.setLong(3, nowMs);
-                ps.setArray(4, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
-                ps.setString(5, t.from().name());
+                TransitionBinding.finish(ps, t, null, nowMs,
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))));
                 Set<Long> moved = new HashSet<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -167,12 +154,7 @@ final class BatchTransitions {
     private Set<Long> succeedRowByRow(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.SUCCEED;
         return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
-                RowByRowCas.apply(connection, ids, InstanceSql.FINISH, (ps, id) -> {
-                    ps.setString(1, t.to().name());
-                    JdbcValues.setString(ps, 2, null);
-                    ps.setLong(3, nowMs);
-                    ps.setLong(4, id);
-                    ps.setString(5, t.from().name());
-                }));
+                RowByRowCas.apply(connection, ids, InstanceSql.FINISH,
+                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id))));
     }
 }

@@ -11,8 +11,9 @@ import java.util.stream.Collectors;
  * <p>H2 has no {@code RETURNING}. Its data-change delta table ({@code SELECT id FROM FINAL TABLE (UPDATE ...)})
  * looks like one, but is not a safe compare-and-set in H2 2.3.232: with an index on {@code status}, eight threads
  * racing {@code ... WHERE id = ANY(?) AND status = 'WAITING'} over 1 000 rows claimed some rows up to three times
- * (the plain {@code UPDATE} did not). So this dialect offers no update-returning statement and the store changes
- * sets of rows one compare-and-set per row ({@link RowByRowCas}).
+ * (the plain {@code UPDATE} did not). So this dialect spells the update-returning statements with {@code FINAL TABLE}
+ * but answers false to {@link #batchedCompareAndSetIsExact()}, and the store changes sets of rows one
+ * compare-and-set per row ({@link RowByRowCas}).
  *
  * <p>Immutable; thread-safe.
  *

@@ -42,25 +42,6 @@ final class InstanceTransitions {
         this.clock = clock;
     }
 
-    boolean claim(long instanceId, Instant now) {
-        Objects.requireNonNull(now, "now");
-        InstanceTransition t = InstanceTransition.CLAIM;
-        return runner.autoCommit("claim instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.CLAIM)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, now.toEpochMilli());
-                ps.setLong(3, now.toEpochMilli());
-                ps.setLong(4, instanceId);
-                ps.setString(5, t.from().name());
-                return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    boolean markSucceeded(long instanceId) {
-        return finish(InstanceTransition.SUCCEED, instanceId, null);
-    }
-
     boolean markFailed(long instanceId, String error) {
         return finish(InstanceTransition.FAIL, instanceId, error);
     }
@@ -82,11 +63,7 @@ final class InstanceTransitions {
         long nowMs = clock.millis();
         return runner.autoCommit(t + " instance " + instanceId, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(InstanceSql.FINISH)) {
-                ps.setString(1, t.to().name());
-                JdbcValues.setString(ps, 2, truncate(error));
-                ps.setLong(3, nowMs);
-                ps.setLong(4, instanceId);
-                ps.setString(5, t.from().name());
+                TransitionBinding.finish(ps, t, truncate(error), nowMs, TransitionBinding.id(instanceId));
                 return ps.executeUpdate() == 1;
             }
         });
@@ -94,16 +71,10 @@ final class InstanceTransitions {
 
     boolean retry(long instanceId, Instant nextTriggerTime, String error) {
         Objects.requireNonNull(nextTriggerTime, "nextTriggerTime");
-        InstanceTransition t = InstanceTransition.RETRY;
         long nowMs = clock.millis();
         return runner.autoCommit("retry instance " + instanceId, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RETRY)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nextTriggerTime.toEpochMilli());
-                JdbcValues.setString(ps, 3, truncate(error));
-                ps.setLong(4, nowMs);
-                ps.setLong(5, instanceId);
-                ps.setString(6, t.from().name());
+                TransitionBinding.retry(ps, nextTriggerTime.toEpochMilli(), truncate(error), nowMs, instanceId);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -139,10 +110,7 @@ final class InstanceTransitions {
         long nowMs = clock.millis();
         return runner.autoCommit(t + " instance " + instanceId, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, instanceId);
-                ps.setString(4, t.from().name());
+                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(instanceId));
                 return ps.executeUpdate() == 1;
             }
         });

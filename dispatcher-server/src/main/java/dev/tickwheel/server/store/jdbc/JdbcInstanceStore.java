@@ -209,20 +209,6 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public boolean claim(long instanceId, Instant now) {
-        return transitions.claim(instanceId, now);
-    }
-
-    @Override
-    public Set<Long> claimAll(Collection<Long> instanceIds, Instant now) {
-        // Through the batched claim: on H2 the FINAL TABLE form that InstanceTransitions.claimAll used reported rows
-        // a racing claim had already taken (AbstractBatchStoreContractTest, claimAll race).
-        Set<Long> claimed = new HashSet<>();
-        batchTransitions.claimBatch(instanceIds, now).forEach(instance -> claimed.add(instance.id()));
-        return claimed;
-    }
-
-    @Override
     public List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
         return batchTransitions.claimBatch(instanceIds, now);
     }
@@ -230,11 +216,6 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public Set<Long> markAllSucceeded(Collection<Long> instanceIds) {
         return batchTransitions.markAllSucceeded(instanceIds);
-    }
-
-    @Override
-    public boolean markSucceeded(long instanceId) {
-        return transitions.markSucceeded(instanceId);
     }
 
     @Override

@@ -118,18 +118,11 @@ final class JdbcJobStore implements JobStore {
         // H2's UPDATE ... RETURNING (FINAL TABLE) can report rows a racing claim took: cancel row by row there.
         if (!batchedCasIsExact) {
             List<Long> waiting = selectIds(connection, jobId, t.from());
-            ids.addAll(RowByRowCas.apply(connection, waiting, InstanceSql.CANCEL, (ps, id) -> {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, id);
-                ps.setString(4, t.from().name());
-            }));
+            ids.addAll(RowByRowCas.apply(connection, waiting, InstanceSql.CANCEL,
+                    (ps, id) -> TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(id))));
         } else {
             try (PreparedStatement ps = connection.prepareStatement(instanceSql.cancelAllOfJobReturningIds)) {
-                ps.setString(1, t.to().name());
-                ps.setLong(2, nowMs);
-                ps.setLong(3, jobId);
-                ps.setString(4, t.from().name());
+                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(jobId));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));

@@ -125,11 +125,6 @@ public final class JdbcStores implements AutoCloseable {
         return redactedUrl;
     }
 
-    /** The dialect in use: {@code h2} or {@code postgresql}. */
-    public String dialectName() {
-        return dialect.name();
-    }
-
     /** The pooled data source, for components that need their own SQL (cluster leases, health checks). */
     public DataSource dataSource() {
         return dataSource;

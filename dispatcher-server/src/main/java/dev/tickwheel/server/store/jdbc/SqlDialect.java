@@ -24,9 +24,9 @@ public interface SqlDialect {
 
     /**
      * Wraps a single compare-and-set {@code UPDATE} so that executing it as a query returns the {@code id} of every
-     * row it changed, or returns null if this database cannot do that safely under concurrency. Parameters stay in
-     * the order of {@code updateSql}. When null, the store changes a set of rows with one compare-and-set per row
-     * instead ({@link RowByRowCas}).
+     * row it changed. Parameters stay in the order of {@code updateSql}. Never null, but exact under concurrency
+     * only where {@link #batchedCompareAndSetIsExact()} says so; elsewhere the store changes a set of rows with one
+     * compare-and-set per row instead ({@link RowByRowCas}).
      */
     String updateReturningIds(String updateSql);
 

@@ -31,6 +31,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -48,6 +49,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -137,16 +139,31 @@ abstract class AbstractStoreContractTest {
     }
 
     /** An instance driven into {@code status} through legal transitions only. */
+    /** Claims one instance through the batched claim; true if this call claimed it. */
+    boolean claim(long instanceId, Instant now) {
+        return !instances.claimBatch(List.of(instanceId), now).isEmpty();
+    }
+
+    /** The ids the batched claim moved to DISPATCHING. */
+    Set<Long> claimIds(Collection<Long> instanceIds, Instant now) {
+        return instances.claimBatch(instanceIds, now).stream().map(Instance::id).collect(Collectors.toSet());
+    }
+
+    /** Succeeds one instance through the batched success; true if this call moved it. */
+    boolean succeed(long instanceId) {
+        return instances.markAllSucceeded(List.of(instanceId)).contains(instanceId);
+    }
+
     Instance instanceIn(InstanceStatus status) {
         Instance instance = waitingInstance();
         long id = instance.id();
         switch (status) {
             case WAITING -> { }
-            case DISPATCHING -> assertTrue(instances.claim(id, START));
-            case SUCCEEDED -> assertTrue(instances.claim(id, START) && instances.markSucceeded(id));
-            case FAILED -> assertTrue(instances.claim(id, START) && instances.markFailed(id, "boom"));
+            case DISPATCHING -> assertTrue(claim(id, START));
+            case SUCCEEDED -> assertTrue(claim(id, START) && succeed(id));
+            case FAILED -> assertTrue(claim(id, START) && instances.markFailed(id, "boom"));
             case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
-            case INTERRUPTED -> assertTrue(instances.claim(id, START) && instances.markInterrupted(id, "cut"));
+            case INTERRUPTED -> assertTrue(claim(id, START) && instances.markInterrupted(id, "cut"));
         }
         return instances.get(id).orElseThrow();
     }
@@ -200,8 +217,7 @@ abstract class AbstractStoreContractTest {
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> jobs.insert(again));
 
-        assertEquals(first.id(), e.id());
-        assertTrue(e.getMessage().contains(String.valueOf(first.id())), e.getMessage());
+        assertTrue(e.getMessage().endsWith(" id already exists: " + first.id()), e.getMessage());
         assertEquals("job", jobs.get(first.id()).orElseThrow().name());
     }
 
@@ -215,7 +231,7 @@ abstract class AbstractStoreContractTest {
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> jobs.insertAll(List.of(fresh, clash)));
 
-        assertEquals(taken.id(), e.id());
+        assertTrue(e.getMessage().endsWith(" id already exists: " + taken.id()), e.getMessage());
         assertTrue(jobs.get(fresh.id()).isEmpty());
     }
 
@@ -289,7 +305,7 @@ abstract class AbstractStoreContractTest {
         Instance waiting1 = instances.insertInstance(newInstance(job.id(), START));
         Instance waiting2 = instances.insertInstance(newInstance(job.id(), START));
         Instance dispatching = instances.insertInstance(newInstance(job.id(), START));
-        instances.claim(dispatching.id(), START);
+        claim(dispatching.id(), START);
         Instance otherJobs = waitingInstance();
 
         JobDeletion deletion = jobs.delete(job.id());
@@ -563,7 +579,7 @@ abstract class AbstractStoreContractTest {
                 () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
                         List.of(fresh, clash))));
 
-        assertEquals(existing.id(), e.id());
+        assertTrue(e.getMessage().endsWith(" id already exists: " + existing.id()), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
         assertTrue(instances.get(fresh.id()).isEmpty());
     }
@@ -613,7 +629,7 @@ abstract class AbstractStoreContractTest {
         DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> instances.insertInstance(
                 new NewInstance(existing.id(), existing.jobId(), START.plusSeconds(5), null)));
 
-        assertEquals(existing.id(), e.id());
+        assertTrue(e.getMessage().endsWith(" id already exists: " + existing.id()), e.getMessage());
         assertEquals(START_MS, instances.get(existing.id()).orElseThrow().expectedTriggerTime());
     }
 
@@ -624,7 +640,7 @@ abstract class AbstractStoreContractTest {
         Instance instance = waitingInstance();
         Instant now = START.plusMillis(5);
 
-        assertTrue(instances.claim(instance.id(), now));
+        assertTrue(claim(instance.id(), now));
 
         Instance claimed = instances.get(instance.id()).orElseThrow();
         assertEquals(InstanceStatus.DISPATCHING, claimed.status());
@@ -636,26 +652,26 @@ abstract class AbstractStoreContractTest {
     @Test
     void claim_alreadyClaimed_returnsFalse() {
         Instance instance = waitingInstance();
-        instances.claim(instance.id(), START);
+        claim(instance.id(), START);
 
-        assertFalse(instances.claim(instance.id(), START.plusSeconds(1)));
+        assertFalse(claim(instance.id(), START.plusSeconds(1)));
         assertEquals(1, instances.get(instance.id()).orElseThrow().attempt());
     }
 
     @Test
     void claim_unknownInstance_returnsFalse() {
-        assertFalse(instances.claim(nextId(), START));
+        assertFalse(claim(nextId(), START));
     }
 
     @Test
-    void claimAll_mixedStatuses_returnsExactlyTheWaitingIds() {
+    void claimBatch_mixedStatuses_returnsExactlyTheWaitingIds() {
         Instance waiting1 = waitingInstance();
         Instance waiting2 = waitingInstance();
         Instance dispatching = instanceIn(InstanceStatus.DISPATCHING);
         Instance cancelled = instanceIn(InstanceStatus.CANCELLED);
         long unknown = nextId();
 
-        Set<Long> claimed = instances.claimAll(
+        Set<Long> claimed = claimIds(
                 List.of(waiting1.id(), dispatching.id(), cancelled.id(), unknown, waiting2.id(), waiting1.id()),
                 START.plusMillis(3));
 
@@ -669,32 +685,32 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void claimAll_noIds_returnsEmpty() {
-        assertEquals(Set.of(), instances.claimAll(List.of(), START));
+    void claimBatch_noIds_returnsEmpty() {
+        assertEquals(Set.of(), claimIds(List.of(), START));
     }
 
     @Test
-    void claimAll_moreIdsThanOneStatement_claimsEveryOne() {
+    void claimBatch_moreIdsThanOneStatement_claimsEveryOne() {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 2_500)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
         instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
 
-        Set<Long> claimed = instances.claimAll(ids, START);
+        Set<Long> claimed = claimIds(ids, START);
 
         assertEquals(Set.copyOf(ids), claimed);
         assertEquals(2_500L, instances.countByStatus().get(InstanceStatus.DISPATCHING));
     }
 
     @Test
-    void markSucceeded_dispatching_succeedsAndClearsEarlierError() {
+    void markAllSucceeded_dispatching_succeedsAndClearsEarlierError() {
         Instance instance = instanceIn(InstanceStatus.DISPATCHING);
         instances.retry(instance.id(), START.plusSeconds(1), "first attempt failed");
-        instances.claim(instance.id(), START.plusSeconds(1));
+        claim(instance.id(), START.plusSeconds(1));
         clock.advance(Duration.ofSeconds(2));
 
-        assertTrue(instances.markSucceeded(instance.id()));
+        assertTrue(succeed(instance.id()));
 
         Instance done = instances.get(instance.id()).orElseThrow();
         assertEquals(InstanceStatus.SUCCEEDED, done.status());
@@ -730,7 +746,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         NewInstance slot = newInstance(job.id(), START);
         instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot)));
-        instances.claim(slot.id(), START);
+        claim(slot.id(), START);
 
         assertTrue(instances.retry(slot.id(), START.plusSeconds(30), "timeout after 5000 ms"));
 
@@ -740,7 +756,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(START_MS, retried.scheduledTriggerTime());
         assertEquals("timeout after 5000 ms", retried.error());
         assertEquals(1, retried.attempt());
-        assertTrue(instances.claim(slot.id(), START.plusSeconds(30)));
+        assertTrue(claim(slot.id(), START.plusSeconds(30)));
         assertEquals(2, instances.get(slot.id()).orElseThrow().attempt());
     }
 
@@ -751,8 +767,8 @@ abstract class AbstractStoreContractTest {
         assertEquals(CancelOutcome.CANCELLED, instances.cancel(instance.id()));
 
         assertEquals(InstanceStatus.CANCELLED, instances.get(instance.id()).orElseThrow().status());
-        assertFalse(instances.claim(instance.id(), START));
-        assertEquals(Set.of(), instances.claimAll(List.of(instance.id()), START));
+        assertFalse(claim(instance.id(), START));
+        assertEquals(Set.of(), claimIds(List.of(instance.id()), START));
     }
 
     @Test
@@ -783,9 +799,8 @@ abstract class AbstractStoreContractTest {
 
     /** Every transition operation, as the status it needs and a call that reports whether it applied. */
     enum Operation {
-        CLAIM(InstanceStatus.WAITING, (s, id) -> s.claim(id, START)),
-        CLAIM_ALL(InstanceStatus.WAITING, (s, id) -> s.claimAll(List.of(id), START).contains(id)),
-        MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markSucceeded(id)),
+        CLAIM(InstanceStatus.WAITING, (s, id) -> !s.claimBatch(List.of(id), START).isEmpty()),
+        MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markAllSucceeded(List.of(id)).contains(id)),
         MARK_FAILED(InstanceStatus.DISPATCHING, (s, id) -> s.markFailed(id, "e")),
         RETRY(InstanceStatus.DISPATCHING, (s, id) -> s.retry(id, START.plusSeconds(9), "e")),
         CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancel(id) == CancelOutcome.CANCELLED),
@@ -854,7 +869,7 @@ abstract class AbstractStoreContractTest {
             instances.insertInstance(newInstance(other.id(), START));
         }
         long claimed = jobWaiting.remove(3);
-        instances.claim(claimed, START);
+        claim(claimed, START);
 
         assertEquals(jobWaiting, collectPages(after -> instances.list(job.id(), InstanceStatus.WAITING, after, 2)));
         assertEquals(7, collectPages(after -> instances.list(job.id(), null, after, 3)).size());
@@ -972,7 +987,7 @@ abstract class AbstractStoreContractTest {
 
         assertTrue(instances.createFollowUp(first));
         assertFalse(instances.createFollowUp(second), "the first follow-up still waits: its chain goes on");
-        assertTrue(instances.claim(first.id(), START) && instances.markSucceeded(first.id()));
+        assertTrue(claim(first.id(), START) && succeed(first.id()));
         assertTrue(instances.createFollowUp(second), "the chain's instance completed: the next one follows");
     }
 
@@ -1049,7 +1064,7 @@ abstract class AbstractStoreContractTest {
             List<Long> order = new ArrayList<>(ids);
             Collections.shuffle(order, new Random(racer));
             for (long id : order) {
-                if (instances.claim(id, START)) {
+                if (claim(id, START)) {
                     wins.merge(id, 1, Integer::sum);
                 }
             }
@@ -1064,7 +1079,7 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void claimAll_8ThreadsRaceOverlappingBatches_eachClaimedExactlyOnce() throws Exception {
+    void claimBatch_8ThreadsRaceOverlappingBatches_eachClaimedExactlyOnce() throws Exception {
         List<Long> ids = createWaitingInstances(1_000);
         Map<Long, Integer> wins = new ConcurrentHashMap<>();
 
@@ -1072,7 +1087,7 @@ abstract class AbstractStoreContractTest {
             List<Long> order = new ArrayList<>(ids);
             Collections.shuffle(order, new Random(100 + racer));
             for (int from = 0; from < order.size(); from += 50) {
-                for (long id : instances.claimAll(order.subList(from, from + 50), START)) {
+                for (long id : claimIds(order.subList(from, from + 50), START)) {
                     wins.merge(id, 1, Integer::sum);
                 }
             }
@@ -1092,7 +1107,7 @@ abstract class AbstractStoreContractTest {
         race(2, racer -> {
             for (long id : ids) {
                 if (racer == 0) {
-                    claimed.put(id, instances.claim(id, START));
+                    claimed.put(id, claim(id, START));
                 } else {
                     cancelled.put(id, instances.cancel(id));
                 }
@@ -1187,7 +1202,7 @@ abstract class AbstractStoreContractTest {
         race(2, racer -> {
             if (racer == 0) {
                 for (long id : ids) {
-                    if (instances.claim(id, START)) {
+                    if (claim(id, START)) {
                         claimed.add(id);
                     }
                 }

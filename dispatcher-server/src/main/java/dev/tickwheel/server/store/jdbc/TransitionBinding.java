@@ -1,0 +1,86 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.InstanceTransition;
+import java.sql.Array;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * The one place the parameters of the instance status-change statements of {@link InstanceSql} are bound. Each
+ * statement shape has a single-row form ({@code WHERE id = ?}) and a set form ({@code WHERE id = ANY(?)} or
+ * {@code WHERE job_id = ?}) with the same parameter order; only the row key differs, so the key is passed as a
+ * {@link RowKey} and everything else (the statuses from the {@link InstanceTransition}, the times, the error) is bound
+ * here, once.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class TransitionBinding {
+
+    /** Binds the parameter that picks the rows: one id, an id array, or a job id. */
+    @FunctionalInterface
+    interface RowKey {
+        void bind(PreparedStatement ps, int index) throws SQLException;
+    }
+
+    private TransitionBinding() {
+    }
+
+    /** The row whose id is {@code id} (also the job id of {@link InstanceSql#CANCEL_ALL_OF_JOB}). */
+    static RowKey id(long id) {
+        return (ps, index) -> ps.setLong(index, id);
+    }
+
+    /** The rows whose id is in {@code ids}, a BIGINT array. */
+    static RowKey ids(Array ids) {
+        return (ps, index) -> ps.setArray(index, ids);
+    }
+
+    /**
+     * {@link InstanceSql#CLAIM} and {@link InstanceSql#CLAIM_ALL} (WAITING → DISPATCHING): to, actual trigger, updated
+     * at, row key, from. The actual trigger time and the update time are both {@code nowMs}.
+     */
+    static void claim(PreparedStatement ps, long nowMs, RowKey rows) throws SQLException {
+        InstanceTransition t = InstanceTransition.CLAIM;
+        ps.setString(1, t.to().name());
+        ps.setLong(2, nowMs);
+        ps.setLong(3, nowMs);
+        rows.bind(ps, 4);
+        ps.setString(5, t.from().name());
+    }
+
+    /**
+     * {@link InstanceSql#FINISH} and {@link InstanceSql#FINISH_ALL}: to, error (null clears it), updated at, row key,
+     * from. Used by succeed, fail, interrupt and skip.
+     */
+    static void finish(PreparedStatement ps, InstanceTransition t, String error, long nowMs, RowKey rows)
+            throws SQLException {
+        ps.setString(1, t.to().name());
+        JdbcValues.setString(ps, 2, error);
+        ps.setLong(3, nowMs);
+        rows.bind(ps, 4);
+        ps.setString(5, t.from().name());
+    }
+
+    /** {@link InstanceSql#RETRY} (DISPATCHING → WAITING): to, expected trigger, error, updated at, id, from. */
+    static void retry(PreparedStatement ps, long nextTriggerMs, String error, long nowMs, long id)
+            throws SQLException {
+        InstanceTransition t = InstanceTransition.RETRY;
+        ps.setString(1, t.to().name());
+        ps.setLong(2, nextTriggerMs);
+        JdbcValues.setString(ps, 3, error);
+        ps.setLong(4, nowMs);
+        ps.setLong(5, id);
+        ps.setString(6, t.from().name());
+    }
+
+    /**
+     * {@link InstanceSql#CANCEL}, {@link InstanceSql#RELEASE} and {@link InstanceSql#CANCEL_ALL_OF_JOB}: to, updated
+     * at, row key, from.
+     */
+    static void move(PreparedStatement ps, InstanceTransition t, long nowMs, RowKey rows) throws SQLException {
+        ps.setString(1, t.to().name());
+        ps.setLong(2, nowMs);
+        rows.bind(ps, 3);
+        ps.setString(4, t.from().name());
+    }
+}
