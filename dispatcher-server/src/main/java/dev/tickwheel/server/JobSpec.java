@@ -23,12 +23,6 @@ public record JobSpec(String name, ScheduleSpec schedule, Target target, String 
         delivery = delivery != null ? delivery : DeliveryPolicy.DEFAULT;
     }
 
-    /** The spec without a delivery policy: the default (at-least-once, the server's deadline, no limit). */
-    public JobSpec(String name, ScheduleSpec schedule, Target target, String params, boolean enabled,
-                   MisfirePolicy misfirePolicy, RetryPolicy retryPolicy) {
-        this(name, schedule, target, params, enabled, misfirePolicy, retryPolicy, DeliveryPolicy.DEFAULT);
-    }
-
     public static JobSpec of(String name, ScheduleSpec schedule, Target target) {
         return new JobSpec(name, schedule, target, null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE,
                 DeliveryPolicy.DEFAULT);

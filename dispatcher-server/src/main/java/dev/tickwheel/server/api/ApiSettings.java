@@ -37,11 +37,6 @@ public record ApiSettings(String host, int port, String token, boolean demoEcho)
         }
     }
 
-    /** The defaults: 127.0.0.1:7700, no token, no demo endpoint. */
-    public static ApiSettings defaults() {
-        return new ApiSettings(DEFAULT_HOST, DEFAULT_PORT, null, false);
-    }
-
     /** True if {@code host} names only this machine (127.0.0.0/8, ::1, localhost). */
     public static boolean isLoopback(String host) {
         String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;

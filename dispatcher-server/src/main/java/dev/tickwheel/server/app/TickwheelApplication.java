@@ -80,14 +80,6 @@ public final class TickwheelApplication implements AutoCloseable {
         return engine;
     }
 
-    public ApiServer api() {
-        return api;
-    }
-
-    public PrometheusMeterRegistry registry() {
-        return registry;
-    }
-
     /** The base URL of the API, e.g. {@code http://127.0.0.1:7700}. */
     public String baseUrl() {
         return "http://" + reachableHost() + ":" + api.port();

@@ -83,11 +83,6 @@ final class ClaimBatcher implements AutoCloseable {
         batcher.add(admitted);
     }
 
-    /** Admitted instances waiting for their claim statement. */
-    int queued() {
-        return batcher.queued();
-    }
-
     private void claim(List<Admitted> batch) {
         if (closing) {
             notClaimed.notClaimed(batch, false);

@@ -51,14 +51,6 @@ public final class JobCatalog {
                 });
     }
 
-    /**
-     * Loads the jobs not cached yet with one query, so that the dispatch of a batch of instances of many jobs costs
-     * one job read, not one per job.
-     */
-    public void prefetch(Collection<Long> jobIds) {
-        cache.getAll(jobIds);
-    }
-
     public Optional<Job> get(long jobId) {
         return cache.get(jobId);
     }

@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +49,6 @@ public final class InstanceLoader {
     private final Clock clock;
     private final Duration window;
     private final int pageSize;
-    private final LongAdder created = new LongAdder();
 
     public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher, InstancePlanner planner,
                           TimeExpressionParser parser, SnowflakeIdGenerator ids, Clock clock, Duration window,
@@ -166,12 +164,6 @@ public final class InstanceLoader {
                 dispatcher.arm(instance.id(), jobId, instance.expectedTriggerTime());
             }
         }
-        created.add(result.created().size());
         return result.created().size();
-    }
-
-    /** Instances created since start. */
-    public long createdCount() {
-        return created.sum();
     }
 }
