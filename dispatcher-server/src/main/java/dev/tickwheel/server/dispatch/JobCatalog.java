@@ -16,8 +16,8 @@ import java.util.Optional;
 
 /**
  * The dispatcher's cache of job definitions by ID, so that a dispatch costs a claim statement and not a job read as
- * well. Whoever changes a job calls {@link #invalidate(long)}; entries also expire after a short time so that a change
- * made by another server in a cluster is seen soon.
+ * well. Whoever changes a job calls {@link #invalidate(long)}; entries also expire {@code ttl} after they were read,
+ * so a change made without that call is seen within {@code ttl}.
  *
  * <p>Thread-safe (Caffeine).
  */
