@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * batch with one {@link InstanceStore#markAllSucceeded} statement ({@code DISPATCHING → SUCCEEDED}, per row a
  * compare-and-set) and each failure by itself (a retry, or FAILED when no attempt is left).
  *
- * <p>Slots come back only after the outcome is written, so the rows DISPATCHING in the store are never more than the
- * slots held: a crash leaves at most the calls in flight to be delivered again. While the store refuses writes the
+ * <p>The server slot comes back only after the outcome is written (the job's and target's already when the call
+ * ended, {@link CallSlots#callEnded}), so the rows DISPATCHING in the store are never more than the server slots held: a crash leaves at most the calls in flight to be delivered again. While the store refuses writes the
  * thread retries the same batch with a growing pause and holds its slots, which stops new claims: the server slows
  * down rather than losing track of outcomes.
  *
@@ -44,7 +44,7 @@ final class OutcomeRecorder implements AutoCloseable {
     record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure) {
     }
 
-    /** Decides and writes what a failed attempt becomes (a retry or FAILED); returns false if the row moved on. */
+    /** Decides and writes what a failed attempt becomes (a retry or FAILED); does nothing if the row moved on. */
     @FunctionalInterface
     interface FailureSettler {
         void settle(Outcome failed);
