@@ -15,8 +15,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, and the
- * batched success. Each is the single-row compare-and-set ({@link InstanceSql#CLAIM}, {@link InstanceSql#FINISH})
+ * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, the
+ * batched call-started mark, and the batched success. Each is the single-row compare-and-set ({@link InstanceSql#CLAIM}, {@link InstanceSql#FINISH})
  * applied to a set of ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
  * status, under the row's lock, so of any number of racing statements (batched or not, on any node) exactly one
  * moves it, and the statement reports which rows it moved ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE}
@@ -24,7 +24,8 @@ import java.util.Set;
  * single-row compare-and-set, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so no claim can
  * take it.
  *
- * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode.
+ * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk's row-by-row
+ * batch in one transaction).
  *
  * <p>Caveats: ids are split into statements of at most {@link InstanceTransitions#CLAIM_CHUNK}; a failure part-way
  * leaves earlier chunks applied (claims so left are settled by start-up recovery like any interrupted dispatch).
