@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * Records dispatch outcomes as Micrometer meters: {@code tickwheel.fire.lateness} (a timer with a histogram,
  * Prometheus {@code tickwheel_fire_lateness_seconds_bucket}), {@code tickwheel.dispatch} counters tagged
- * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry), and
- * {@code tickwheel.dispatch.claim.lost}.
+ * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry),
+ * {@code tickwheel.dispatch.claim.lost} and {@code tickwheel.dispatch.skipped}.
  *
  * <p>Thread-safe: every meter is created in the constructor, so each call is one lock-free increment.
  *
