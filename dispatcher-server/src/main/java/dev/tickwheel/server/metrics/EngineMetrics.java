@@ -25,6 +25,8 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code tickwheel_wheel_pending{wheel}}</td><td>timers waiting in each wheel</td></tr>
  *   <tr><td>{@code tickwheel_instances_armed}</td><td>instances armed in either wheel (the cancel index)</td></tr>
  *   <tr><td>{@code tickwheel_dispatch_queue_depth}</td><td>fired instances waiting for a dispatch thread</td></tr>
+ *   <tr><td>{@code tickwheel_calls_in_flight}, {@code tickwheel_calls_waiting}</td><td>calls admitted and not yet
+ *       recorded; fired instances waiting for a call slot</td></tr>
  *   <tr><td>{@code tickwheel_loader_runs_total}, {@code tickwheel_loader_failures_total}</td><td>loader passes</td></tr>
  *   <tr><td>{@code tickwheel_loader_duration_seconds_count|sum}</td><td>loader passes and the time they took</td></tr>
  * </table>
