@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe: {@link #add} from any thread; the consumer runs on the batch thread only.
  *
- * <p>Caveats: the queue is unbounded; producers bound it (the dispatcher adds only instances that hold a call slot).
+ * <p>Caveats: the queue is unbounded; producers bound it (the claim and outcome batchers take only instances that
+ * hold a call slot; the job-read batcher's, fired instances whose job is not cached, hold none).
  *
  * @param <T> the item type
  */
