@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * {@code ScheduledThreadPoolExecutor} would take one lock shared with the I/O threads and O(log n) per operation; the
  * wheel also sleeps until the next deadline, so an idle transport costs nothing. The tick is coarse (10 ms, 1 024
  * buckets, one revolution ≈ 10.24 s, the default deadline) since a deadline of seconds needs no millisecond precision.
- * A deadline never fires early; it fires up to one tick late.
+ * A deadline never fires early; the wheel fires it at the deadline plus the worker's wake-up latency (it parks
+ * until the next deadline, not to the end of a tick).
  *
  * <p>Threads: {@code tickwheel-webhook-io-<n>} (the I/O reactor threads, plus one that starts the reactor) and
  * {@code tickwheel-webhook-deadline-1}. The futures returned by {@link #postJson} complete on one of them, so their
