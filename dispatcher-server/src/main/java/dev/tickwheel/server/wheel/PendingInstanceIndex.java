@@ -4,7 +4,7 @@ package dev.tickwheel.server.wheel;
  * CARGO: every pending instance by its unique ID, so that anyone can cancel it.
  *
  * <p>The index stores the {@link InstanceTimeout} nodes themselves and takes the key from the node, so an entry costs
- * one reference and one int of hash (8 bytes with compressed references, at a load factor between 3/8 and 3/4)
+ * one reference and one int of hash (8 bytes with compressed references, at a load factor between 1/8 and 3/4)
  * instead of a map entry object and a boxed {@code Long}. It is split into lock stripes chosen by the high bits of a
  * mixed key; each stripe is an open-addressing table with linear probing over the stored hashes and backward-shift
  * deletion (no tombstones), grown at 3/4 full and shrunk below 1/8 so that a burst does not pin memory. Operations
