@@ -20,7 +20,7 @@ final class PendingInstanceIndex {
     private final Stripe[] stripes;
     private final int stripeShift;
 
-    /** @param stripeCount rounded up to a power of 2 */
+    /** @param stripeCount rounded up to a power of 2, at least 2 (1 gives 2 stripes) */
     PendingInstanceIndex(int stripeCount) {
         int n = Integer.highestOneBit(Math.max(1, stripeCount - 1)) << 1;
         this.stripes = new Stripe[n];
