@@ -5,9 +5,9 @@ import java.util.Objects;
 /**
  * A schedule that cannot be accepted: a bad cron, an unknown zone, a period out of bounds, a field that does
  * not belong to the schedule type. The message is written for the person who sent the schedule and says which
- * field is wrong and why, so an HTTP layer can return it as is, e.g.
- * {@code {"error":"invalid_schedule","field":"expression",
- * "message":"cron field 'day-of-week': 8 is out of range 1-7"}}.
+ * field is wrong and why, so an HTTP layer can return it with the field's name, as Tickwheel's API does:
+ * {@code {"error":"invalid_schedule","message":"field 'schedule.expression': cron field 'day-of-week': 8 is out of
+ * range 1-7"}}.
  *
  * <p>Immutable.
  */
