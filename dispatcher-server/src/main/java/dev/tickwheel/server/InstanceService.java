@@ -40,7 +40,7 @@ public final class InstanceService {
         return instances.get(instanceId);
     }
 
-    /** Instances per status, for health and the dashboard. */
+    /** Instances per status, for the server's periodic status log line. */
     public java.util.Map<InstanceStatus, Long> countByStatus() {
         return instances.countByStatus();
     }

@@ -9,8 +9,9 @@ import java.util.Objects;
  * A stored job: its definition, the next time a loader should create an instance for it, and bookkeeping.
  *
  * <p>{@code version} serves optimistic updates: an update names the version it read and fails if the stored one
- * moved on. Advancing {@code nextTriggerTime} by a loader is a compare-and-set on that field alone and does not
- * bump the version, so loaders and user edits do not keep invalidating each other.
+ * moved on. Advancing {@code nextTriggerTime} by a loader is a compare-and-set on that field and the version (a pass
+ * planned before a user's edit writes nothing) and does not bump the version, so loader passes never invalidate an
+ * edit.
  *
  * <p>Immutable.
  *

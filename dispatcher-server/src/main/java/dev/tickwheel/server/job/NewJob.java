@@ -18,7 +18,7 @@ import java.time.Instant;
  * @param misfirePolicy   what to do with trigger times already past when seen
  * @param retryPolicy     attempts and backoff
  * @param delivery        delivery guarantee, call deadline and concurrency limit
- * @param nextTriggerTime the first trigger time, or null when the job has none (API jobs, finished one-shots)
+ * @param nextTriggerTime the first trigger time, or null if none (API jobs, schedules with no trigger left)
  */
 public record NewJob(
         long id,

@@ -6,7 +6,8 @@ package dev.tickwheel.server.api.dto;
  * <p>Immutable.
  *
  * @param status          UP if the store answers and the wheels run, else DOWN
- * @param store           UP or DOWN: a trivial query succeeded within 2 s
+ * @param store           UP or DOWN: a pooled connection passed the JDBC validity check
+ *                        ({@code Connection.isValid}) within 2 s
  * @param wheels          UP or DOWN: the timing wheels accept and fire timers
  * @param pendingTimers   instances armed in the wheels
  * @param loaderRuns      loader passes since start

@@ -10,7 +10,7 @@ import java.time.Instant;
  *
  * @param id                   instance ID as a decimal string
  * @param jobId                job ID as a decimal string
- * @param status               WAITING, DISPATCHING, SUCCEEDED, FAILED or CANCELLED
+ * @param status               WAITING, DISPATCHING, SUCCEEDED, FAILED, CANCELLED or INTERRUPTED
  * @param scheduledTriggerTime the schedule slot it fills, or null for an on-demand run
  * @param expectedTriggerTime  when the current or next attempt is due
  * @param actualTriggerTime    when the last attempt was claimed, or null
