@@ -43,6 +43,17 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
     // volatile: handed over to releaseResources(), which may run on a cancelling thread.
     private volatile FutureCallback<WebhookResponse> resultCallback;
     private volatile WebhookResponse finished;
+    // volatile: set by whichever thread settles the call (deadline, cancel), read by the I/O thread.
+    private volatile boolean abandoned;
+
+    /**
+     * The call is over (deadline or cancel): the next body bytes fail the exchange, which makes Apache close the
+     * connection. Its own cancellation does not always close a connection whose body is still trickling in, and a
+     * trickle resets the socket timeout that would otherwise end it.
+     */
+    void abandon() {
+        abandoned = true;
+    }
 
     /** Whether the final response head has arrived (the body may still be on its way). */
     boolean headersReceived() {
@@ -73,7 +84,10 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
     }
 
     @Override
-    public void consume(ByteBuffer src) {
+    public void consume(ByteBuffer src) throws java.io.IOException {
+        if (abandoned) {
+            throw new java.io.IOException("the call was abandoned (deadline or cancel); closing its connection");
+        }
         int take = Math.min(src.remaining(), KEPT_BODY_BYTES - keptBytes);
         if (take > 0) {
             src.get(kept, keptBytes, take);

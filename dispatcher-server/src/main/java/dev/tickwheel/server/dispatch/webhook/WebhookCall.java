@@ -176,6 +176,7 @@ final class WebhookCall implements Runnable {
         }
 
         void cancel() {
+            consumer.abandon();
             Future<WebhookResponse> started = future;
             if (started != null && !started.isDone()) {
                 started.cancel(true);
