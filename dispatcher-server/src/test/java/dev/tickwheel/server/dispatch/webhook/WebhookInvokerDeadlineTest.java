@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.dispatch.webhook.ScriptedHttpReceiver.After;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,19 +46,24 @@ class WebhookInvokerDeadlineTest {
     @Test
     void invoke_bodyTrickles_failsAtDeadlineAndClosesTheConnection() throws Exception {
         // One byte every 100 ms: Apache's socket timeout, an idle timeout, would never fire.
-        assertTimesOutAndCloses((request, out) -> {
-            ScriptedHttpReceiver.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", After.STALL);
-            try {
-                for (int i = 0; i < 1000; i++) {
-                    Thread.sleep(100); // latency inside the receiver, not test synchronization
-                    out.write('x');
-                    out.flush(); // throws once the client has closed the connection
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return After.STALL;
-        }, "response body stalled");
+        java.util.concurrent.ScheduledExecutorService trickle = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        try {
+            assertTimesOutAndCloses((request, out) -> {
+                ScriptedHttpReceiver.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", After.STALL);
+                trickle.scheduleAtFixedRate(() -> {
+                    try {
+                        out.write('x');
+                        out.flush();
+                    } catch (java.io.IOException closedByClient) {
+                        throw new java.io.UncheckedIOException(closedByClient); // ends the schedule
+                    }
+                }, 100, 100, TimeUnit.MILLISECONDS);
+                return After.STALL;
+            }, "response body stalled");
+        } finally {
+            trickle.shutdownNow();
+        }
     }
 
     private void assertTimesOutAndCloses(ScriptedHttpReceiver.Script script, String stalledPhase) throws Exception {
