@@ -161,7 +161,8 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
         return cause;
     }
 
-    private static Throwable unwrap(Throwable failure) {
+    /** The failure inside a future's CompletionException or ExecutionException wrappers. */
+    static Throwable unwrap(Throwable failure) {
         Throwable t = failure;
         while ((t instanceof java.util.concurrent.CompletionException
                 || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {

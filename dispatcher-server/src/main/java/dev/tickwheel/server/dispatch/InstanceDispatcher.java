@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -251,7 +250,7 @@ public final class InstanceDispatcher implements AutoCloseable {
             // the outcome is written, so DISPATCHING rows never outnumber the server's slots.
             slots.callEnded(admitted.ticket());
             outcomes.record(new OutcomeRecorder.Outcome(instance, job, admitted.ticket(),
-                    failure == null ? null : unwrap(failure)));
+                    failure == null ? null : InProcessHandlers.unwrap(failure)));
         });
     }
 
@@ -319,14 +318,6 @@ public final class InstanceDispatcher implements AutoCloseable {
     @Override
     public void close() {
         close(Duration.ofSeconds(10));
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     static String describe(Throwable failure) {

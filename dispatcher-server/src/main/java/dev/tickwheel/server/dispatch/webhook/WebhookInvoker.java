@@ -42,8 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
 
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
-
     private static final Logger log = LoggerFactory.getLogger(WebhookInvoker.class);
 
     private final WebhookTransport transport;
