@@ -73,6 +73,11 @@ class LoadReceiverTest {
 
             assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
             assertTrue(tookMs >= 200, "answered after " + tookMs + " ms");
+            // The receiver lets go of the call just after the answer's bytes leave it: wait for that, bounded.
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (receiver.held() != 0 && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
             assertEquals(0, receiver.held());
         }
     }
