@@ -27,6 +27,10 @@ import java.util.Objects;
  *                             (null otherwise, and before the call)
  * @param createdAt            when the instance was created
  * @param updatedAt            when the instance last changed
+ * @param shard                the shard of its job (see {@link dev.tickwheel.server.store.Shards})
+ * @param claimNode            the node id of the member that made the current or last claim, or -1 if never
+ *                             claimed
+ * @param claimEpoch           the epoch of the shard lease that claim was made under, or 0 if never claimed
  */
 public record Instance(
         long id,
@@ -40,7 +44,10 @@ public record Instance(
         String params,
         Instant callStartedAt,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        int shard,
+        int claimNode,
+        long claimEpoch) {
 
     public Instance {
         Objects.requireNonNull(status, "status");

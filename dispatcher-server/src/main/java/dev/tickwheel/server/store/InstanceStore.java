@@ -20,6 +20,14 @@ import java.util.Set;
  * So any number of dispatchers, on any number of nodes, may race for the same instance: exactly one
  * {@link #claimBatch} gets it, and a cancelled instance can never be claimed.
  *
+ * <p><b>Fencing.</b> An instance store belongs to one cluster member (see {@link ClusterStore#session()}). Its claims
+ * succeed only for instances whose shard lease the member holds, unexpired by the database's clock, and record the
+ * lease's node and epoch in the row ({@link Instance#claimNode()}, {@link Instance#claimEpoch()}). Every settle of a
+ * claimed row (success, failure, retry, release, interruption, the call-started mark) succeeds only while the member
+ * still holds the shard under that same epoch, checked in the same statement. A member that was paused and wakes after
+ * its shards moved can therefore neither claim nor settle anything; the new owner settles its claims
+ * ({@link #findForeignClaims}).
+ *
  * <p>Times are stored with millisecond precision.
  *
  * <p>Thread-safe.
@@ -77,8 +85,9 @@ public interface InstanceStore {
     Instance insertInstance(NewInstance instance);
 
     /**
-     * WAITING → DISPATCHING for many instances, with one statement per chunk: each claimed instance's
-     * {@code attempt} is incremented and its actual trigger time set to {@code now}. Returns the claimed rows as they
+     * WAITING → DISPATCHING for many instances, with one statement per chunk, fenced: only instances of shards this
+     * member holds (unexpired by the database's clock) are claimed, and each claimed row records the lease's node and
+     * epoch. Each claimed instance's {@code attempt} is incremented and its actual trigger time set to {@code now}. Returns the claimed rows as they
      * are after the claim, so a dispatcher needs no read after its claim. An instance is in the result if and only if this call moved it from WAITING to
      * DISPATCHING; a cancelled, finished, unknown or elsewhere-claimed id is simply absent.
      *
@@ -118,9 +127,12 @@ public interface InstanceStore {
 
     /**
      * Records that the calls of these DISPATCHING instances start now (AT_MOST_ONCE jobs): after a crash, a claim
-     * with this mark is INTERRUPTED rather than dispatched again. Rows no longer dispatching are left alone.
+     * with this mark is INTERRUPTED rather than dispatched again. Fenced like every settle: rows no longer
+     * dispatching, or whose claim epoch this member no longer holds, are left alone, and their calls must not start.
+     *
+     * @return the ids marked
      */
-    void markCallStarted(Collection<Long> instanceIds, Instant now);
+    Set<Long> markCallStarted(Collection<Long> instanceIds, Instant now);
 
     /**
      * WAITING → CANCELLED with {@code reason}: the instance fired while its job was at its concurrency limit and the
@@ -148,14 +160,32 @@ public interface InstanceStore {
      */
     Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit);
 
-    /** Waiting instances with an id above {@code afterId}, ascending, at most {@code limit}; for start-up recovery. */
-    List<Instance> findWaiting(long afterId, int limit);
+    /**
+     * Waiting instances of {@code shards} with an id above {@code afterId}, ascending, at most {@code limit}; only
+     * those due by {@code dueBy} if it is not null. For arming a shard this member has just acquired, and for the
+     * periodic sweep that arms what a lost prompt left unarmed.
+     */
+    List<Instance> findWaiting(Collection<Integer> shards, Instant dueBy, long afterId, int limit);
 
     /**
-     * Dispatching instances with an id above {@code afterId}, ascending, at most {@code limit}; for start-up
-     * recovery of claims a crash left behind.
+     * DISPATCHING instances of shards this member holds that were claimed under another epoch than the one it holds
+     * them under (by a member that died, stopped or was paused, or by this member's earlier self), with an id above
+     * {@code afterId}, ascending, at most {@code limit}. Their calls may still be running: see
+     * {@link ForeignClaim#leaseAcquiredAtMs()}.
      */
-    List<Instance> findDispatching(long afterId, int limit);
+    List<ForeignClaim> findForeignClaims(long afterId, int limit);
+
+    /**
+     * A foreign claim's DISPATCHING → WAITING as the same attempt (see {@link #release}), if the row is still
+     * DISPATCHING under {@code claimEpoch} and this member holds its shard. Returns false otherwise.
+     */
+    boolean releaseForeign(long instanceId, long claimEpoch);
+
+    /**
+     * A foreign claim's DISPATCHING → INTERRUPTED with {@code reason} (an AT_MOST_ONCE call that had started), if the
+     * row is still DISPATCHING under {@code claimEpoch} and this member holds its shard. Returns false otherwise.
+     */
+    boolean interruptForeign(long instanceId, long claimEpoch, String reason);
 
     /** How many instances are in each status; every status is a key, zero if none. */
     Map<InstanceStatus, Long> countByStatus();

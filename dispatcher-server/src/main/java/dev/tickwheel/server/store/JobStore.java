@@ -68,11 +68,13 @@ public interface JobStore {
     /**
      * Enabled jobs whose next trigger time is at or before {@code until}, ordered by (next trigger time, id), from
      * just after {@code after}. A loader walks all due jobs by passing {@link DueJobCursor#after} of the last job of
-     * each page until a page comes back shorter than {@code limit}.
+     * each page until a page comes back shorter than {@code limit}. Only jobs of {@code shards}: each job's loading
+     * belongs to the owner of its shard ({@link Shards}).
      *
-     * @param until inclusive upper bound on the next trigger time
-     * @param after where the previous page ended, or null for the first page
-     * @param limit page size, 1..10 000
+     * @param until  inclusive upper bound on the next trigger time
+     * @param after  where the previous page ended, or null for the first page
+     * @param limit  page size, 1..10 000
+     * @param shards the shards whose jobs to return
      */
-    List<Job> findDue(Instant until, DueJobCursor after, int limit);
+    List<Job> findDue(Instant until, DueJobCursor after, int limit, java.util.Collection<Integer> shards);
 }

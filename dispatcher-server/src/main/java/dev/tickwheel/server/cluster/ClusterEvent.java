@@ -1,0 +1,29 @@
+package dev.tickwheel.server.cluster;
+
+/**
+ * A prompt from the member that changed something to the member that owns it, so that the owner acts at once instead
+ * of at its next scan. Prompts are hints: losing one delays the owner until its sweep, never loses an instance.
+ *
+ * <p>Immutable.
+ */
+public sealed interface ClusterEvent {
+
+    /** An on-demand instance was stored; its owner should arm it for {@code triggerAtMs}. */
+    record Arm(long instanceId, long jobId, long triggerAtMs) implements ClusterEvent {
+    }
+
+    /** An instance was cancelled in the store; its owner should drop its timer. */
+    record Cancelled(long instanceId, long jobId) implements ClusterEvent {
+    }
+
+    /** A job was created, changed, enabled, disabled or deleted: forget cached copies, and its owner loads it. */
+    record JobChanged(long jobId) implements ClusterEvent {
+    }
+
+    /**
+     * Prompts may have been missed (the bus's connection was lost and is back): the owner should sweep its shards.
+     * Raised locally by the bus, never sent.
+     */
+    record Resync() implements ClusterEvent {
+    }
+}
