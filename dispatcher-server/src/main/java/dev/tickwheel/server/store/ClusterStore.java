@@ -38,6 +38,10 @@ public interface ClusterStore {
      * Registers this member under a node id, leased like a shard: {@code requested} if given (refused if a live
      * member holds it), else the lowest id nobody has held for {@link #NODE_ID_REUSE_GRACE}.
      *
+     * <p>On a {@link #singleProcess()} store, joining first ends every other member's node row and shard leases: they
+     * belong to a process that no longer runs (the store's file lock proves it), so this member need not wait for
+     * them to expire.
+     *
      * @param description what the member calls itself in views (host, pid, address); at most 200 characters
      * @return the node id, 0..1023
      * @throws StoreInUseException if the requested id is held by a live member, or all 1024 are taken
