@@ -81,6 +81,24 @@ public final class PeriodicTaskScheduler implements AutoCloseable {
                 guarded, initialDelay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS));
     }
 
+    /**
+     * Runs {@code task} once, as soon as a thread is free, on the same threads as the periodic tasks: with one thread,
+     * it never overlaps them. What it throws goes to the failure listener under {@code name}; nothing is counted.
+     *
+     * @throws RejectedExecutionException if the scheduler is closed
+     */
+    public void runOnce(String name, Runnable task) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(task, "task");
+        executor.execute(() -> {
+            try {
+                task.run();
+            } catch (Throwable failure) {
+                failureListener.accept(name, failure);
+            }
+        });
+    }
+
     /** The counters of one task, if a task of that name was ever scheduled here. */
     public Optional<PeriodicTaskStats> stats(String name) {
         return Optional.ofNullable(tasks.get(name)).map(GuardedPeriodicTask::stats);

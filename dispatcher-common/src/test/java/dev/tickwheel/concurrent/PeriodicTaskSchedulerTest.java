@@ -62,6 +62,39 @@ class PeriodicTaskSchedulerTest {
     }
 
     @Test
+    void runOnce_onOneThread_neverOverlapsThePeriodicTask_andReportsItsFailure() throws InterruptedException {
+        CountDownLatch brokenReported = new CountDownLatch(1);
+        try (PeriodicTaskScheduler single = new PeriodicTaskScheduler("loader", 1, (name, t) -> {
+            if (name.equals("broken")) {
+                brokenReported.countDown();
+            }
+        }, Duration.ofSeconds(5))) {
+            AtomicInteger running = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            CountDownLatch onceRuns = new CountDownLatch(50);
+            Runnable guarded = () -> {
+                if (running.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                running.decrementAndGet();
+            };
+            single.scheduleAtFixedRate("pass", guarded, Duration.ZERO, Duration.ofMillis(1));
+            for (int i = 0; i < 50; i++) {
+                single.runOnce("recovery", () -> {
+                    guarded.run();
+                    onceRuns.countDown();
+                });
+            }
+            single.runOnce("broken", () -> {
+                throw new IllegalStateException("boom");
+            });
+            assertTrue(onceRuns.await(AWAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(brokenReported.await(AWAIT_SECONDS, TimeUnit.SECONDS), "the one-off failure was reported");
+            assertEquals(0, overlaps.get());
+        }
+    }
+
+    @Test
     void jdkScheduledExecutor_taskThrows_stopsForGood() throws InterruptedException {
         // The trap this class exists for, shown on the bare JDK executor.
         ScheduledThreadPoolExecutor bare = new ScheduledThreadPoolExecutor(1);

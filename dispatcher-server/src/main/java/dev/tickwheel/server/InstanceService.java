@@ -1,6 +1,6 @@
 package dev.tickwheel.server;
 
-import dev.tickwheel.server.dispatch.InstanceDispatcher;
+import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -16,22 +16,22 @@ import java.util.Optional;
 public final class InstanceService {
 
     private final InstanceStore instances;
-    private final InstanceDispatcher dispatcher;
+    private final ShardOwner owner;
 
-    InstanceService(InstanceStore instances, InstanceDispatcher dispatcher) {
+    InstanceService(InstanceStore instances, ShardOwner owner) {
         this.instances = instances;
-        this.dispatcher = dispatcher;
+        this.owner = owner;
     }
 
     /**
-     * Cancels a waiting instance: durably in the store first (the compare-and-set that decides), then on the wheel,
-     * which frees its memory. A cancelled instance is never dispatched, even if its timer fires in the same
-     * millisecond: the dispatcher's claim would lose.
+     * Cancels a waiting instance, on any member: durably in the store first (the compare-and-set that decides), then
+     * on the wheel of whichever member armed it (this one, or the owner, prompted), which frees its memory. A
+     * cancelled instance is never dispatched, even if its timer fires in the same millisecond: the claim would lose.
      */
     public CancelOutcome cancel(long instanceId) {
         CancelOutcome outcome = instances.cancel(instanceId);
         if (outcome == CancelOutcome.CANCELLED) {
-            dispatcher.disarm(instanceId);
+            owner.cancelled(instanceId);
         }
         return outcome;
     }

@@ -1,13 +1,11 @@
 package dev.tickwheel.server;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
-import dev.tickwheel.server.dispatch.InstanceDispatcher;
-import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
-import dev.tickwheel.server.schedule.InstanceLoader;
+import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobStore;
@@ -24,8 +22,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Creates, changes, runs and removes jobs. Every schedule is validated before anything is written; a job due sooner
- * than the next loader pass is loaded at once.
+ * Creates, changes, runs and removes jobs, on any member. Every schedule is validated before anything is written; a
+ * job due sooner than the next loader pass is loaded at once by the owner of its shard (this member, or the owner,
+ * prompted), and a run is armed by its owner at once the same way.
  *
  * <p>Thread-safe.
  */
@@ -36,20 +35,16 @@ public final class JobService {
 
     private final JobStore jobs;
     private final InstanceStore instances;
-    private final JobCatalog catalog;
-    private final InstanceLoader loader;
-    private final InstanceDispatcher dispatcher;
+    private final ShardOwner owner;
     private final TimeExpressionParser parser;
     private final SnowflakeIdGenerator ids;
     private final Clock clock;
 
-    JobService(JobStore jobs, InstanceStore instances, JobCatalog catalog, InstanceLoader loader,
-               InstanceDispatcher dispatcher, TimeExpressionParser parser, SnowflakeIdGenerator ids, Clock clock) {
+    JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
+               SnowflakeIdGenerator ids, Clock clock) {
         this.jobs = jobs;
         this.instances = instances;
-        this.catalog = catalog;
-        this.loader = loader;
-        this.dispatcher = dispatcher;
+        this.owner = owner;
         this.parser = parser;
         this.ids = ids;
         this.clock = clock;
@@ -67,7 +62,7 @@ public final class JobService {
                 spec.params(),
                 spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
                 firstTrigger(expression, now)));
-        loader.loadJob(job);
+        owner.jobChanged(job);
         return jobs.get(job.id()).orElse(job);
     }
 
@@ -94,8 +89,7 @@ public final class JobService {
                     .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                catalog.invalidate(jobId);
-                loader.loadJob(updated.get());
+                owner.jobChanged(updated.get());
                 return jobs.get(jobId);
             }
         }
@@ -120,8 +114,7 @@ public final class JobService {
             }
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                catalog.invalidate(jobId);
-                loader.loadJob(updated.get());
+                owner.jobChanged(updated.get());
                 return jobs.get(jobId);
             }
         }
@@ -131,8 +124,7 @@ public final class JobService {
     /** Deletes a job and cancels its waiting instances. */
     public boolean delete(long jobId) {
         JobDeletion deletion = jobs.delete(jobId);
-        catalog.invalidate(jobId);
-        deletion.cancelledInstanceIds().forEach(dispatcher::disarm);
+        owner.jobDeleted(jobId, deletion.cancelledInstanceIds());
         return deletion.deleted();
     }
 
@@ -157,7 +149,7 @@ public final class JobService {
         Job job = jobs.get(jobId).orElseThrow(() -> new NoSuchElementException("job " + jobId + " does not exist"));
         Instant due = clock.instant().plusMillis(delayMs);
         Instance instance = instances.insertInstance(new NewInstance(ids.nextId(), job.id(), due, params));
-        dispatcher.arm(instance.id(), job.id(), instance.expectedTriggerTime());
+        owner.stored(instance);
         return instance;
     }
 

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.google.common.base.Ticker;
 import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.cluster.ClusterBus;
+import dev.tickwheel.server.cluster.LeaseKeeper;
+import dev.tickwheel.server.cluster.PgClusterBus;
+import dev.tickwheel.server.cluster.ShardListener;
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.AsyncJobHandler;
 import dev.tickwheel.server.dispatch.InProcessHandlers;
@@ -14,9 +18,13 @@ import dev.tickwheel.server.dispatch.JobHandler;
 import dev.tickwheel.server.dispatch.TargetRouter;
 import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
+import dev.tickwheel.server.schedule.ForeignClaimSettler;
 import dev.tickwheel.server.schedule.InstanceLoader;
 import dev.tickwheel.server.schedule.InstancePlanner;
-import dev.tickwheel.server.schedule.StartupRecovery;
+import dev.tickwheel.server.schedule.ShardOwner;
+import dev.tickwheel.server.schedule.ShardRecovery;
+import dev.tickwheel.server.store.ClusterStore;
+import dev.tickwheel.server.store.ClusterView;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
@@ -29,19 +37,25 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dispatch engine: store, loaders, two-tier wheel and dispatcher, wired together.
+ * The dispatch engine: store, cluster membership, loaders, two-tier wheel and dispatcher, wired together.
  *
- * <p>{@link #start()} opens the store (running its migrations), rebuilds the wheels from it
- * ({@link StartupRecovery}) and starts the loader, which every {@code loaderPeriod} creates the instances due within
- * {@code loadWindow}. {@link #close()} stops the loader and the wheels and closes the store; pending instances stay
- * WAITING in the store and are re-armed on the next start.
+ * <p>Every server is a cluster member; one server is a one-node cluster. {@link #open()} opens the store (running its
+ * migrations) and joins the cluster (a node id leased from the store unless one is set); {@link #startScheduling()}
+ * starts the {@link LeaseKeeper}, which takes this member's share of the shards, and for each shard it comes to hold
+ * the {@link ShardOwner} rebuilds the wheel from the store ({@link ShardRecovery}); the loader then runs every
+ * {@code loaderPeriod} over the held shards, creating the instances due within {@code loadWindow}. {@link #close()}
+ * stops the loader and the wheels, lets calls end, releases the shards (another member takes them at once) and closes
+ * the store; pending instances stay WAITING in the store.
  *
  * <p>Thread-safe. Lifecycle: start once, close once (close is idempotent).
  */
@@ -50,7 +64,8 @@ public final class TickwheelServer implements AutoCloseable {
     public static final Duration DEFAULT_LOADER_PERIOD = Duration.ofSeconds(15);
     public static final Duration DEFAULT_LOAD_WINDOW = Duration.ofSeconds(30);
     public static final Duration DEFAULT_MISFIRE_THRESHOLD = Duration.ofSeconds(5);
-    public static final int DEFAULT_NODE_ID = 0;
+    /** How long {@link #startScheduling()} waits for the recovery of the shards held at start. */
+    private static final Duration START_RECOVERY_BOUND = Duration.ofMinutes(2);
     /** How long {@link #close()} lets calls in flight end before it stops anyway. */
     public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     /**
@@ -67,7 +82,7 @@ public final class TickwheelServer implements AutoCloseable {
     public enum Lifecycle {
         /** Built, nothing opened. */
         NEW,
-        /** Store open and locked, wheels running; nothing recovered or loaded yet. */
+        /** Store open, cluster joined, wheels running; no shard held, nothing recovered or loaded yet. */
         OPEN,
         /** Recovered and loading: instances fire. */
         RUNNING,
@@ -79,6 +94,11 @@ public final class TickwheelServer implements AutoCloseable {
     // Guards the lifecycle; compare-and-set so that open, startScheduling and close race safely.
     private final AtomicReference<Lifecycle> state = new AtomicReference<>(Lifecycle.NEW);
     private SingleServerLock serverLock;
+    private ClusterStore cluster;
+    private volatile int nodeId = -1;
+    private LeaseKeeper leases;
+    private ClusterBus bus = ClusterBus.NONE;
+    private ShardOwner owner;
     private TimeExpressionParser parser;
     private JobCatalog catalog;
     private MisfireResolver misfires;
@@ -101,7 +121,8 @@ public final class TickwheelServer implements AutoCloseable {
     /**
      * The engine's configuration as {@link Builder#build()} checked it. Immutable (handler maps are copies).
      */
-    public record Config(String jdbcUrl, Clock clock, Ticker ticker, int nodeId, Duration loaderPeriod,
+    public record Config(String jdbcUrl, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
+                         Duration leaseRenewInterval, Duration loaderPeriod,
                          Duration loadWindow, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
@@ -143,15 +164,42 @@ public final class TickwheelServer implements AutoCloseable {
         }
         try {
             stores = JdbcStores.open(JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl()).clock(config.clock()).build());
-            serverLock = stores.lockForServer();
+            cluster = stores.cluster();
+            if (cluster.singleProcess()) {
+                serverLock = stores.lockForServer(); // H2: one server per store, and it says so
+            }
+            nodeId = cluster.join(config.nodeId(), describeMember(), config.leaseTtl());
             JobStore jobs = stores.jobs();
             InstanceStore instances = stores.instances();
             InstanceTimeWheelService.Builder wheelBuilder = InstanceTimeWheelService.builder().ticker(config.ticker());
             config.wheelSettings().accept(wheelBuilder);
             wheel = wheelBuilder.build();
-            SnowflakeIdGenerator ids = new SnowflakeIdGenerator(config.nodeId(), config.clock());
+            SnowflakeIdGenerator ids = new SnowflakeIdGenerator(nodeId, config.clock());
             parser = new TimeExpressionParser(config.clock());
             catalog = new JobCatalog(jobs, JobCatalog.DEFAULT_TTL);
+            // The owner is built after the dispatcher, which needs the leases: the keeper reaches it through this.
+            ShardListener toOwner = new ShardListener() {
+                @Override
+                public void acquired(Map<Integer, Long> shards) {
+                    owner.acquired(shards);
+                }
+
+                @Override
+                public void lost(Set<Integer> shards) {
+                    owner.lost(shards);
+                }
+
+                @Override
+                public boolean drained(Set<Integer> shards) {
+                    return owner.drained(shards);
+                }
+
+                @Override
+                public void evicted(RuntimeException cause) {
+                    owner.evicted(cause);
+                }
+            };
+            leases = new LeaseKeeper(cluster, nodeId, leaseSettings(), Ticker.systemTicker(), toOwner);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
             handlers = new InProcessHandlers(config.handlers(), config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
@@ -160,22 +208,61 @@ public final class TickwheelServer implements AutoCloseable {
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
-            dispatcher = new InstanceDispatcher(instances, catalog, targets, wheel, config.clock(), config.listener(),
-                    followUp, config.maxCallsInFlight(), config.callTimeout());
+            dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
+                    config.listener(), followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
-            loader = new InstanceLoader(jobs, instances, dispatcher, new InstancePlanner(config.misfireThreshold(),
-                    misfires), parser, ids, config.clock(), config.loadWindow(), InstanceLoader.DEFAULT_PAGE_SIZE);
-            jobService = new JobService(jobs, instances, catalog, loader, dispatcher, parser, ids, config.clock());
-            instanceService = new InstanceService(instances, dispatcher);
-            log.info("tickwheel server opened: store {}, node {}, calls in flight <= {} (<= {} per host, {} handler"
-                    + " threads), call deadline {}", stores.redactedUrl(), config.nodeId(), config.maxCallsInFlight(),
-                    config.maxCallsPerHost(), config.handlerThreads(), config.callTimeout());
+            loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
+                    config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
+                    InstanceLoader.DEFAULT_PAGE_SIZE);
+            loaderThread = new PeriodicTaskScheduler("loader", 1,
+                    (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
+                    PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
+            if (!cluster.singleProcess()) {
+                bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelFor(stores.dataSource()),
+                        cluster.session());
+            }
+            owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
+                    new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
+                            config.misfireThreshold()),
+                    new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
+                            cluster.singleProcess()),
+                    bus, loaderThread, config.clock(), this::closeAfterEviction);
+            jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
+            instanceService = new InstanceService(instances, owner);
+            log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
+                    + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
+                    cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),
+                    config.handlerThreads(), config.callTimeout());
             return this;
         } catch (RuntimeException | Error e) {
             close();
             throw e;
         }
+    }
+
+    private LeaseKeeper.Settings leaseSettings() {
+        return LeaseKeeper.Settings.defaults().withTtl(config.leaseTtl())
+                .withRenewInterval(config.leaseRenewInterval());
+    }
+
+    /** What this member calls itself in the cluster's views: host and process id. */
+    private static String describeMember() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "unknown-host";
+        }
+        String description = host + " pid " + ProcessHandle.current().pid();
+        return description.length() <= 200 ? description : description.substring(0, 200);
+    }
+
+    /** Eviction: nothing this member does can be trusted any more (its IDs could collide); stop everything. */
+    private void closeAfterEviction() {
+        Thread stopper = new Thread(this::close, "tickwheel-evicted-stop");
+        stopper.setDaemon(false);
+        stopper.start();
     }
 
     /**
@@ -187,16 +274,19 @@ public final class TickwheelServer implements AutoCloseable {
             throw new IllegalStateException("startScheduling needs an open server; it is " + state.get());
         }
         try {
-            new StartupRecovery(stores.instances(), catalog, dispatcher, parser, misfires, config.clock(),
-                    config.misfireThreshold()).run(this::timedCreateOnlyPass);
-            loaderThread = new PeriodicTaskScheduler("loader", 1,
-                    (task, failure) -> log.error("periodic task {} failed; it runs again next period", task, failure),
-                    PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
+            bus.start(owner::onEvent);
+            leases.start(); // takes the free shards this member prefers; their recovery is queued on the loader thread
+            owner.awaitLoaderThread(START_RECOVERY_BOUND);
             loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO,
                     config.loaderPeriod());
-            log.info("tickwheel server scheduling: loader every {} for the next {}, misfire threshold {}",
+            log.info("tickwheel server scheduling: node {} holds {} of {} shards; loader every {} for the next {},"
+                    + " misfire threshold {}", nodeId, leases.heldShards().size(), cluster.shardCount(),
                     config.loaderPeriod(), config.loadWindow(), config.misfireThreshold());
             return this;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new IllegalStateException("interrupted while starting", e);
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -228,19 +318,27 @@ public final class TickwheelServer implements AutoCloseable {
     private void timedLoaderPass() {
         long startNanos = System.nanoTime();
         try {
-            loader.loadDue();
+            owner.periodicPass();
         } finally {
             loaderNanos.add(System.nanoTime() - startNanos);
         }
     }
 
-    private void timedCreateOnlyPass() {
-        long startNanos = System.nanoTime();
-        try {
-            loader.createDue();
-        } finally {
-            loaderNanos.add(System.nanoTime() - startNanos);
-        }
+    /** This member's node id (leased from the store unless set), or -1 before {@link #open()}. */
+    public int nodeId() {
+        return nodeId;
+    }
+
+    /** The lease keeper: shards held, renewals, take-overs (metrics, the cluster view). */
+    public LeaseKeeper leases() {
+        requireStarted();
+        return leases;
+    }
+
+    /** Members and shard leases as the store sees them now. */
+    public ClusterView clusterView() {
+        requireStarted();
+        return cluster.view();
     }
 
     /** Time spent in periodic loader passes since start, failed ones included. */
@@ -333,13 +431,17 @@ public final class TickwheelServer implements AutoCloseable {
         if (webhooks != null) {
             webhooks.close();
         }
+        if (leases != null) {
+            leases.close(); // after the outcomes are written (settles need the leases); other members take over now
+        }
+        bus.close();
         if (serverLock != null) {
             serverLock.close();
         }
         if (stores != null) {
             stores.close();
         }
-        log.info("tickwheel server stopped; pending instances stay WAITING in the store");
+        log.info("tickwheel server stopped; its shards are released, pending instances stay WAITING in the store");
     }
 
     /**
@@ -350,7 +452,9 @@ public final class TickwheelServer implements AutoCloseable {
         private String jdbcUrl = JdbcStoreConfig.DEFAULT_JDBC_URL;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
-        private int nodeId = DEFAULT_NODE_ID;
+        private OptionalInt nodeId = OptionalInt.empty();
+        private Duration leaseTtl = LeaseKeeper.DEFAULT_TTL;
+        private Duration leaseRenewInterval = LeaseKeeper.DEFAULT_RENEW_INTERVAL;
         private Duration loaderPeriod = DEFAULT_LOADER_PERIOD;
         private Duration loadWindow = DEFAULT_LOAD_WINDOW;
         private Duration misfireThreshold = DEFAULT_MISFIRE_THRESHOLD;
@@ -387,13 +491,31 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
-        /** Node part of instance and job IDs, 0..1023; distinct per server sharing a store. */
+        /**
+         * Node part of instance and job IDs, 0..1023. By default a free one is leased from the store at open; set one
+         * only to pin it (the open fails if a live member holds it).
+         */
         public Builder nodeId(int nodeId) {
             if (nodeId < 0 || nodeId > SnowflakeIdGenerator.MAX_NODE_ID) {
                 throw new IllegalArgumentException(
                         "nodeId must be in 0.." + SnowflakeIdGenerator.MAX_NODE_ID + ": " + nodeId);
             }
-            this.nodeId = nodeId;
+            this.nodeId = OptionalInt.of(nodeId);
+            return this;
+        }
+
+        /**
+         * How long a shard lease (and this member's node id) lasts without renewal, by the database's clock: how soon
+         * other members take over after this one dies or pauses.
+         */
+        public Builder leaseTtl(Duration ttl) {
+            this.leaseTtl = positive("leaseTtl", ttl);
+            return this;
+        }
+
+        /** How often the leases are renewed; must be well below the lease TTL (at most a third of it). */
+        public Builder leaseRenewInterval(Duration interval) {
+            this.leaseRenewInterval = positive("leaseRenewInterval", interval);
             return this;
         }
 
@@ -502,7 +624,12 @@ public final class TickwheelServer implements AutoCloseable {
                         + ") must be longer than loaderPeriod (" + loaderPeriod
                         + "), or instances due between two passes would be created late");
             }
-            return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, loaderPeriod, loadWindow,
+            if (leaseRenewInterval.multipliedBy(3).compareTo(leaseTtl) > 0) {
+                throw new IllegalArgumentException("leaseRenewInterval (" + leaseRenewInterval + ") must be at most a"
+                        + " third of leaseTtl (" + leaseTtl + "), so that one slow renewal does not lose the leases");
+            }
+            return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
+                    loaderPeriod, loadWindow,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, handlers, asyncHandlers, listener, wheelSettings));
         }

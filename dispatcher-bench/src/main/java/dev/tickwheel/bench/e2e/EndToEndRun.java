@@ -65,7 +65,6 @@ public final class EndToEndRun {
         long serverStartMs = clock.millis();
         TickwheelServer server = TickwheelServer.builder()
                 .jdbcUrl(database.jdbcUrl())
-                .nodeId(2)
                 .handler(HANDLER, handler)
                 .handlerThreads(handlerThreads)
                 .build()

@@ -81,7 +81,7 @@ public final class ServerRun {
             fixtureNowMs = writeJobs(stores, scenario, settings, receiverUrls, clock);
         }
         EndCounter ends = new EndCounter();
-        TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(jdbcUrl).nodeId(2)
+        TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(jdbcUrl)
                 .dispatchListener(ends);
         switch (scenario) {
             case FAST -> {

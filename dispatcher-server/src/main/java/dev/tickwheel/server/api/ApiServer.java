@@ -108,6 +108,7 @@ public final class ApiServer implements AutoCloseable {
         app.get("/api/instances", instances::list);
         app.get("/api/instances/{id}", instances::get);
         app.post("/api/instances/{id}/cancel", instances::cancel);
+        app.get("/api/cluster", ops::cluster);
         app.get("/health", ops::health);
         app.get("/metrics", ops::metrics);
         app.get("/", dashboard::serve);

@@ -4,6 +4,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * The effective configuration of the standalone server, built once by {@link SettingsReader} at the composition root.
@@ -12,18 +13,23 @@ import java.util.Objects;
  *
  * @param api            host, port, token, demo endpoint
  * @param dbUrl          the store's JDBC URL
- * @param nodeId         0..1023
+ * @param nodeId         0..1023, or empty to lease a free one from the store
+ * @param leaseTtl       shard lease time to live
+ * @param leaseRenew     shard lease renewal interval
  * @param loaderPeriod   loader period
  * @param loadWindow     loader look-ahead
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
  */
-public record ServerSettings(ApiSettings api, String dbUrl, int nodeId, Duration loaderPeriod, Duration loadWindow,
-                             DispatchSettings dispatch, boolean demo) {
+public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
+                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
         Objects.requireNonNull(dbUrl, "dbUrl");
+        Objects.requireNonNull(nodeId, "nodeId");
+        Objects.requireNonNull(leaseTtl, "leaseTtl");
+        Objects.requireNonNull(leaseRenew, "leaseRenew");
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
         Objects.requireNonNull(dispatch, "dispatch");
@@ -31,15 +37,19 @@ public record ServerSettings(ApiSettings api, String dbUrl, int nodeId, Duration
 
     /** The engine builder these settings describe. */
     public TickwheelServer.Builder engineBuilder() {
-        return dispatch.applyTo(TickwheelServer.builder().jdbcUrl(dbUrl).nodeId(nodeId).loaderPeriod(loaderPeriod)
-                .loadWindow(loadWindow));
+        TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
+                .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow);
+        nodeId.ifPresent(builder::nodeId);
+        return dispatch.applyTo(builder);
     }
 
     /** One line for the log; the token is never printed and the store URL is redacted. */
     public String describe() {
         return "host=" + api.host() + " port=" + api.port() + " token=" + (api.token() == null ? "none" : "set")
                 + " db-url=" + dev.tickwheel.server.store.jdbc.JdbcStoreConfig.builder().jdbcUrl(dbUrl).build()
-                .redactedJdbcUrl() + " node-id=" + nodeId + " loader-period-ms=" + loaderPeriod.toMillis()
+                .redactedJdbcUrl() + " node-id=" + (nodeId.isPresent() ? nodeId.getAsInt() : "leased")
+                + " lease-ttl-ms=" + leaseTtl.toMillis() + " lease-renew-ms=" + leaseRenew.toMillis()
+                + " loader-period-ms=" + loaderPeriod.toMillis()
                 + " load-window-ms=" + loadWindow.toMillis() + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import java.util.Locale;
@@ -16,8 +17,12 @@ public enum Setting {
     PORT("port", Integer.toString(ApiSettings.DEFAULT_PORT), "HTTP port; 0 picks a free port"),
     TOKEN("token", "", "bearer token required on mutating requests (POST, PUT, DELETE); empty = none"),
     DB_URL("db-url", JdbcStoreConfig.DEFAULT_JDBC_URL, "store: jdbc:h2:file:... or jdbc:postgresql://..."),
-    NODE_ID("node-id", Integer.toString(TickwheelServer.DEFAULT_NODE_ID),
-            "0..1023, part of every ID; distinct per server sharing a store"),
+    NODE_ID("node-id", "", "0..1023, part of every ID; empty = lease a free one from the store (set it only to pin"
+            + " it)"),
+    LEASE_TTL_MS("lease-ttl-ms", Long.toString(LeaseKeeper.DEFAULT_TTL.toMillis()),
+            "how long shard leases last unrenewed (database clock): other servers take over this long after a crash"),
+    LEASE_RENEW_MS("lease-renew-ms", Long.toString(LeaseKeeper.DEFAULT_RENEW_INTERVAL.toMillis()),
+            "how often this server renews its shard leases; at most a third of lease-ttl-ms"),
     LOADER_PERIOD_MS("loader-period-ms", Long.toString(TickwheelServer.DEFAULT_LOADER_PERIOD.toMillis()),
             "how often the loader creates due instances"),
     LOAD_WINDOW_MS("load-window-ms", Long.toString(TickwheelServer.DEFAULT_LOAD_WINDOW.toMillis()),

@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Properties;
 
 /**
@@ -95,7 +96,10 @@ public final class SettingsReader {
             ApiSettings api = new ApiSettings(values.get(Setting.HOST).trim(),
                     (int) number(values, sources, Setting.PORT), token.isBlank() ? null : token, demo);
             ServerSettings settings = new ServerSettings(api, values.get(Setting.DB_URL).trim(),
-                    (int) number(values, sources, Setting.NODE_ID),
+                    values.get(Setting.NODE_ID).isBlank() ? OptionalInt.empty()
+                            : OptionalInt.of((int) number(values, sources, Setting.NODE_ID)),
+                    Duration.ofMillis(number(values, sources, Setting.LEASE_TTL_MS)),
+                    Duration.ofMillis(number(values, sources, Setting.LEASE_RENEW_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOADER_PERIOD_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOAD_WINDOW_MS)),
                     new DispatchSettings(Duration.ofMillis(number(values, sources, Setting.CALL_TIMEOUT_MS)),

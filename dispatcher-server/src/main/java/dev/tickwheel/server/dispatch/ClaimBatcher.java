@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>AT_MOST_ONCE instances get their call-started mark ({@link InstanceStore#markCallStarted}) written before their
  * calls start; if that write fails they are released (WAITING again, same attempt) and re-armed, never called
- * unmarked.
+ * unmarked; one the mark's fence refused (its shard moved since the claim) is not called at all.
  *
  * <p>Thread-safe: {@link #submit} from any thread.
  *
@@ -116,8 +117,9 @@ final class ClaimBatcher implements AutoCloseable {
     }
 
     private void startAtMostOnce(List<Admitted> batch, Map<Long, Instance> claimed, Instant now) {
+        Set<Long> marked;
         try {
-            instances.markCallStarted(batch.stream().map(Admitted::instanceId).toList(), now);
+            marked = instances.markCallStarted(batch.stream().map(Admitted::instanceId).toList(), now);
         } catch (RuntimeException e) {
             log.error("marking {} AT_MOST_ONCE calls as started failed; releasing them unstarted", batch.size(), e);
             for (Admitted admitted : batch) {
@@ -133,8 +135,18 @@ final class ClaimBatcher implements AutoCloseable {
             notClaimed.notClaimed(batch, true);
             return;
         }
+        List<Admitted> fenced = new ArrayList<>();
         for (Admitted admitted : batch) {
-            calls.start(claimed.get(admitted.instanceId()), admitted);
+            if (marked.contains(admitted.instanceId())) {
+                calls.start(claimed.get(admitted.instanceId()), admitted);
+            } else {
+                fenced.add(admitted); // the shard moved since the claim: its new owner settles the row
+            }
+        }
+        if (!fenced.isEmpty()) {
+            log.info("{} AT_MOST_ONCE claims lost their shard before their calls started; not calling them",
+                    fenced.size());
+            notClaimed.notClaimed(fenced, false);
         }
     }
 

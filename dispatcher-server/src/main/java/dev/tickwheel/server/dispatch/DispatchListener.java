@@ -33,4 +33,12 @@ public interface DispatchListener {
 
     default void retried(TargetType type) {
     }
+
+    /**
+     * This member let go of an instance because it does not hold the instance's shard (any more): {@code what} is
+     * {@code "fire"} (a timer fired for a shard it does not hold; the owner arms its own), {@code "claim"} (the
+     * store's fence refused the claim) or {@code "call"} (claimed, but the lease lapsed before the call started).
+     */
+    default void fenced(String what) {
+    }
 }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.dispatch;
 
+import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
@@ -12,7 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +40,11 @@ import org.slf4j.LoggerFactory;
  *                 {@link OutcomeRecorder}: SUCCEEDED (batched) | retry (re-armed on the wheel) | FAILED;
  *                                          then the slots come back and admit the next waiting instance
  * </pre>
+ *
+ * <p>Only instances of shards this member holds ({@link ShardOwnership}) go this way: a timer that fires for a shard
+ * it does not hold is dropped (the owner arms its own), the claim is fenced by the store, and a claimed call does not
+ * start once the lease has lapsed locally. The claimed-but-unsettled instances of each shard are counted, so that a
+ * shard moving to another member is released only when none is left ({@link #claimedIn}).
  *
  * <p>So the rows DISPATCHING in the store are the calls in flight plus the claim batch being written; a crash can cut
  * only those, and start-up recovery delivers them again as the same attempt (same {@code Idempotency-Key}), or ends
@@ -67,6 +76,7 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     private final InstanceStore instances;
     private final JobCatalog jobs;
+    private final ShardOwnership ownership;
     private final TargetRouter targets;
     private final InstanceTimeWheelService wheel;
     private final Clock clock;
@@ -84,6 +94,14 @@ public final class InstanceDispatcher implements AutoCloseable {
      * queue, bounded in effect by the server's call slots.
      */
     private final ThreadPoolExecutor callStarters;
+    /**
+     * Instances between their timer firing and the end of their claim (reading the job, waiting for a slot, in a
+     * claim batch): not on the wheel, yet still this member's business. A sweep arms a waiting instance only if it is
+     * neither here nor on the wheel ({@link #isKnown}).
+     */
+    private final Set<Long> inHand = ConcurrentHashMap.newKeySet();
+    /** Per shard: instances claimed and not yet settled (their outcome written, or their claim given back). */
+    private final AtomicIntegerArray claimedPerShard;
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
     @FunctionalInterface
@@ -95,11 +113,13 @@ public final class InstanceDispatcher implements AutoCloseable {
      * @param maxCallsInFlight calls in flight on this server, at most (the per-host limit is the router's)
      * @param defaultTimeout   the whole-call deadline of jobs that set none
      */
-    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, TargetRouter targets,
+    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, ShardOwnership ownership, TargetRouter targets,
                               InstanceTimeWheelService wheel, Clock clock, DispatchListener listener,
                               CompletionListener completions, int maxCallsInFlight, Duration defaultTimeout) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.claimedPerShard = new AtomicIntegerArray(ownership.shardCount());
         this.targets = Objects.requireNonNull(targets, "targets");
         this.wheel = Objects.requireNonNull(wheel, "wheel");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -108,14 +128,13 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.defaultTimeout = Objects.requireNonNull(defaultTimeout, "defaultTimeout");
         this.slots = new CallSlots(maxCallsInFlight);
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
-                completions, this::settleFailure);
+                completions, this::settleFailure, this::settled);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
                 this::resolveFailed);
         int starters = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.callStarters = new ThreadPoolExecutor(starters, starters, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), new NamedThreadFactory("call-start", true));
-        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH,
-                (instance, admitted) -> callStarters.execute(() -> startCall(instance, admitted)),
+        this.claims = new ClaimBatcher(instances, clock, ClaimBatcher.DEFAULT_MAX_BATCH, this::claimed,
                 this::notClaimed);
     }
 
@@ -136,9 +155,37 @@ public final class InstanceDispatcher implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #arm} unless the instance is already this member's business (on the wheel, or fired and not yet claimed):
+     * for sweeps that look for waiting instances nobody armed.
+     *
+     * @return true if it was armed now
+     */
+    public boolean armIfUnknown(long instanceId, long jobId, Instant triggerTime) {
+        if (isKnown(instanceId)) {
+            return false;
+        }
+        arm(instanceId, jobId, triggerTime);
+        return true;
+    }
+
+    /** True if the instance is on the wheel or fired and not yet through its claim. */
+    public boolean isKnown(long instanceId) {
+        return inHand.contains(instanceId) || wheel.fetchTimerFuture(instanceId).isPresent();
+    }
+
     /** Removes the wheel's reminder of an instance the store has just cancelled; frees its memory at once. */
     public void disarm(long instanceId) {
         wheel.cancel(instanceId);
+    }
+
+    /** Instances of these shards claimed by this member and not yet settled. */
+    public int claimedIn(Set<Integer> shards) {
+        int sum = 0;
+        for (int shard : shards) {
+            sum += claimedPerShard.get(shard);
+        }
+        return sum;
     }
 
     /** Calls in flight: admitted, claimed or being claimed, and not yet recorded. */
@@ -157,6 +204,12 @@ public final class InstanceDispatcher implements AutoCloseable {
      * not one each.
      */
     private void fired(long instanceId, long jobId) {
+        if (!ownership.holds(ownership.shardOf(jobId))) {
+            listener.fenced("fire");
+            log.debug("instance {} fired for a shard this member does not hold; its owner arms it", instanceId);
+            return;
+        }
+        inHand.add(instanceId);
         Instant firedAt = clock.instant();
         Optional<Job> cached = jobs.getIfCached(jobId);
         if (cached == null) {
@@ -184,7 +237,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         log.warn("reading the jobs of {} fired instances failed; re-arming them in {}: {}", batch.size(),
                 CLAIM_RETRY_DELAY, failure.toString());
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
-        batch.forEach(fired -> arm(fired.instanceId(), fired.jobId(), retryAt));
+        batch.forEach(fired -> {
+            arm(fired.instanceId(), fired.jobId(), retryAt);
+            inHand.remove(fired.instanceId());
+        });
     }
 
     /** Asks for the instance's slots, and hands it to the claim batcher if it got them. */
@@ -192,6 +248,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
             failOrphan(instanceId, jobId);
+            inHand.remove(instanceId);
             return;
         }
         Job job = maybeJob.get();
@@ -203,7 +260,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         switch (slots.acquire(ticket)) {
             case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, firedAt));
             case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
-            case SKIPPED -> skip(instanceId, job);
+            case SKIPPED -> {
+                skip(instanceId, job);
+                inHand.remove(instanceId);
+            }
         }
     }
 
@@ -232,13 +292,43 @@ public final class InstanceDispatcher implements AutoCloseable {
         }
     }
 
-    /** Runs on a call-start thread: starts the call of a claimed instance. Never blocks on the target. */
+    /** Runs on the claim thread for each claimed instance: from now until it is settled it counts for its shard. */
+    private void claimed(Instance instance, ClaimBatcher.Admitted admitted) {
+        claimedPerShard.incrementAndGet(instance.shard());
+        inHand.remove(instance.id());
+        callStarters.execute(() -> startCall(instance, admitted));
+    }
+
+    /** Runs on the outcome thread once an outcome is written (or given up): the claim is settled. */
+    private void settled(OutcomeRecorder.Outcome outcome) {
+        claimedPerShard.decrementAndGet(outcome.instance().shard());
+    }
+
+    /**
+     * Runs on a call-start thread: starts the call of a claimed instance. Never blocks on the target. A call whose
+     * shard lease lapsed since the claim (this member was paused, or cannot renew) does not start: its claim is given
+     * back if the store still lets this member, else the shard's new owner settles it.
+     */
     private void startCall(Instance instance, ClaimBatcher.Admitted admitted) {
         Job job = admitted.job();
+        if (!ownership.holds(instance.shard(), instance.claimEpoch())) {
+            listener.fenced("call");
+            log.info("instance {} was claimed under epoch {} of shard {}, which this member no longer holds; its"
+                    + " call does not start", instance.id(), instance.claimEpoch(), instance.shard());
+            try {
+                instances.release(instance.id());
+            } catch (RuntimeException e) {
+                log.debug("giving back the claim of instance {} failed: {}", instance.id(), e.toString());
+            }
+            slots.callEnded(admitted.ticket());
+            slots.release(admitted.ticket());
+            claimedPerShard.decrementAndGet(instance.shard());
+            return;
+        }
         listener.fired(Duration.between(instance.expectedTriggerTime(), admitted.firedAt()));
         JobContext context = new JobContext(instance.id(), job.id(), job.name(),
                 instance.params() != null ? instance.params() : job.params(),
-                instance.expectedTriggerTime(), instance.attempt());
+                instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch());
         CompletableFuture<Void> call;
         try {
             call = targets.invoke(job, context, job.delivery().timeoutOr(defaultTimeout));
@@ -261,9 +351,12 @@ public final class InstanceDispatcher implements AutoCloseable {
             slots.release(a.ticket());
             if (rearm) {
                 arm(a.instanceId(), a.job().id(), retryAt);
+            } else if (!ownership.holds(ownership.shardOf(a.job().id()))) {
+                listener.fenced("claim");
             } else {
                 listener.claimLost();
             }
+            inHand.remove(a.instanceId());
         }
     }
 

@@ -14,9 +14,12 @@ import java.time.Instant;
  * @param expectedTriggerTime when it was due
  * @param attempt             1 for the first try, 2 for the first retry, ...; a call repeated after a server stop
  *                            keeps its attempt number
+ * @param node                the node id of the member making the call (for forensics)
+ * @param epoch               the epoch of the shard lease the call was claimed under: (shard, epoch) names one
+ *                            member, so two deliveries of one key with different epochs came from different owners
  */
 public record JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
-                         int attempt) {
+                         int attempt, int node, long epoch) {
 
     /**
      * {@code <instanceId>-<attempt>}: the same for every delivery of one attempt, including one repeated because a

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,22 +57,25 @@ final class OutcomeRecorder implements AutoCloseable {
     private final DispatchListener listener;
     private final InstanceDispatcher.CompletionListener completions;
     private final FailureSettler failures;
+    private final Consumer<Outcome> settled;
     private final Batcher<Outcome> batcher;
     /** Set by close(): a batch the store keeps refusing is then given up instead of retried. */
     private volatile boolean closing;
 
     OutcomeRecorder(InstanceStore instances, Clock clock, int maxBatch, CallSlots slots, DispatchListener listener,
-                    InstanceDispatcher.CompletionListener completions, FailureSettler failures) {
+                    InstanceDispatcher.CompletionListener completions, FailureSettler failures,
+                    Consumer<Outcome> settled) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.slots = Objects.requireNonNull(slots, "slots");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.completions = Objects.requireNonNull(completions, "completions");
         this.failures = Objects.requireNonNull(failures, "failures");
+        this.settled = Objects.requireNonNull(settled, "settled");
         this.batcher = new Batcher<>("outcome", maxBatch, this::write, (batch, failure) -> {
             log.error("recording {} outcomes failed; their instances stay DISPATCHING until the next start",
                     batch.size(), failure);
-            batch.forEach(o -> slots.release(o.ticket()));
+            batch.forEach(this::done);
         });
     }
 
@@ -116,7 +120,7 @@ final class OutcomeRecorder implements AutoCloseable {
                     });
                 }
             } finally {
-                slots.release(outcome.ticket());
+                done(outcome);
             }
         }
     }
@@ -161,6 +165,12 @@ final class OutcomeRecorder implements AutoCloseable {
     public void close() {
         closing = true;
         List<Outcome> left = batcher.close(30, TimeUnit.SECONDS);
-        left.forEach(o -> slots.release(o.ticket()));
+        left.forEach(this::done);
+    }
+
+    /** The outcome is written or given up: the server slot comes back and the claim no longer counts. */
+    private void done(Outcome outcome) {
+        slots.release(outcome.ticket());
+        settled.accept(outcome);
     }
 }

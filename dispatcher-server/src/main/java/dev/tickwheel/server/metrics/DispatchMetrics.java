@@ -13,7 +13,8 @@ import java.util.Map;
  * Records dispatch outcomes as Micrometer meters: {@code tickwheel.fire.lateness} (a timer with a histogram,
  * Prometheus {@code tickwheel_fire_lateness_seconds_bucket}), {@code tickwheel.dispatch} counters tagged
  * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry),
- * {@code tickwheel.dispatch.claim.lost} and {@code tickwheel.dispatch.skipped}.
+ * {@code tickwheel.dispatch.claim.lost}, {@code tickwheel.dispatch.skipped}, and {@code tickwheel.cluster.fenced}
+ * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard).
  *
  * <p>Thread-safe: every meter is created in the constructor, so each call is one lock-free increment.
  *
@@ -33,6 +34,7 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<TargetType, Counter> successes = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
+    private final Map<String, Counter> fenced = new java.util.HashMap<>();
 
     public DispatchMetrics(MeterRegistry registry) {
         lateness = Timer.builder("tickwheel.fire.lateness")
@@ -45,6 +47,13 @@ public final class DispatchMetrics implements DispatchListener {
         skipped = Counter.builder("tickwheel.dispatch.skipped")
                 .description("instances cancelled because their job was at maxConcurrent with overLimit SKIP")
                 .register(registry);
+        for (String what : new String[] {"fire", "claim", "call"}) {
+            fenced.put(what, Counter.builder("tickwheel.cluster.fenced")
+                    .description("work this member let go because it does not hold the shard: fire = a timer for a"
+                            + " shard held elsewhere, claim = refused by the store's lease fence, call = lease lapsed"
+                            + " between claim and call")
+                    .tag("what", what).register(registry));
+        }
         for (TargetType type : TargetType.values()) {
             successes.put(type, outcome(registry, type, "success"));
             failures.put(type, outcome(registry, type, "failure"));
@@ -63,6 +72,14 @@ public final class DispatchMetrics implements DispatchListener {
     @Override
     public void fired(Duration late) {
         lateness.record(late.isNegative() ? Duration.ZERO : late);
+    }
+
+    @Override
+    public void fenced(String what) {
+        Counter counter = fenced.get(what);
+        if (counter != null) {
+            counter.increment();
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -31,6 +33,11 @@ import org.slf4j.LoggerFactory;
  * and writes nothing. A pass that read a job before a user changed it writes nothing for it either; the change stands
  * (it loads the job itself).
  *
+ * <p>A pass loads only the jobs of the shards this member holds: each job's loading belongs to its shard's owner. Two
+ * members whose views of a moving shard overlap for a moment still create each instance once (the compare-and-set
+ * above), and an instance created by a member that has just lost the shard waits in the store for the new owner's
+ * sweep.
+ *
  * <p>Thread-safe; passes normally run on the single loader thread, and {@link #loadJob} may also be called by whoever
  * creates or changes a job so that a trigger due sooner than the next pass is not missed.
  */
@@ -43,6 +50,7 @@ public final class InstanceLoader {
     private final JobStore jobs;
     private final InstanceStore instances;
     private final InstanceDispatcher dispatcher;
+    private final ShardOwnership ownership;
     private final InstancePlanner planner;
     private final TimeExpressionParser parser;
     private final SnowflakeIdGenerator ids;
@@ -50,12 +58,13 @@ public final class InstanceLoader {
     private final Duration window;
     private final int pageSize;
 
-    public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher, InstancePlanner planner,
-                          TimeExpressionParser parser, SnowflakeIdGenerator ids, Clock clock, Duration window,
-                          int pageSize) {
+    public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
+                          ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
+                          SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize) {
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.planner = Objects.requireNonNull(planner, "planner");
         this.parser = Objects.requireNonNull(parser, "parser");
         this.ids = Objects.requireNonNull(ids, "ids");
@@ -64,26 +73,30 @@ public final class InstanceLoader {
         this.pageSize = pageSize;
     }
 
-    /** Runs one pass over every due job and arms what it creates; returns the number of instances created. */
+    /**
+     * Runs one pass over every due job of the shards this member holds and arms what it creates; returns the number of
+     * instances created.
+     */
     public int loadDue() {
-        return pass(true);
+        Collection<Integer> shards = ownership.heldShards();
+        return shards.isEmpty() ? 0 : pass(shards, true);
     }
 
     /**
-     * A pass that creates instances but arms none: start-up recovery runs it, then decides about every waiting
-     * instance at once (missed triggers of one downtime), and arms them itself.
+     * A pass over the jobs of {@code shards} that creates instances but arms none: recovery of newly held shards runs
+     * it, then decides about every waiting instance at once (missed triggers of one downtime), and arms them itself.
      */
-    public int createDue() {
-        return pass(false);
+    public int createDue(Collection<Integer> shards) {
+        return shards.isEmpty() ? 0 : pass(shards, false);
     }
 
-    private int pass(boolean arm) {
+    private int pass(Collection<Integer> shards, boolean arm) {
         Instant now = clock.instant();
         Instant windowEnd = now.plus(window);
         int createdThisPass = 0;
         DueJobCursor cursor = null;
         while (true) {
-            List<Job> page = jobs.findDue(windowEnd, cursor, pageSize);
+            List<Job> page = jobs.findDue(windowEnd, cursor, pageSize, shards);
             createdThisPass += loadPage(page, now, windowEnd, arm);
             if (page.size() < pageSize) {
                 break;
@@ -120,8 +133,11 @@ public final class InstanceLoader {
         return createdHere;
     }
 
-    /** Loads one job now, if it is due within the window. */
+    /** Loads one job now, if it is due within the window and this member holds its shard. */
     public int loadJob(Job job) {
+        if (!ownership.holds(ownership.shardOf(job.id()))) {
+            return 0;
+        }
         Instant now = clock.instant();
         JobAdvance advance = plan(job, now, now.plus(window));
         if (advance == null) {

@@ -38,7 +38,7 @@ class SettingsReaderTest {
                 Map.of("TICKWHEEL_PORT", "7002", "TICKWHEEL_NODE_ID", "4", "TICKWHEEL_CONFIG", file.toString()))
                 .orElseThrow();
         assertEquals(7003, settings.api().port());
-        assertEquals(4, settings.nodeId());
+        assertEquals(java.util.OptionalInt.of(4), settings.nodeId());
         assertEquals(1000, settings.loaderPeriod().toMillis());
         assertTrue(settings.demo());
         assertTrue(settings.api().demoEcho());

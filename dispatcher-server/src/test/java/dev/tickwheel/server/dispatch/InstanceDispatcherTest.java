@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.Await;
+import dev.tickwheel.server.cluster.WholeClusterMember;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
@@ -86,7 +87,7 @@ class InstanceDispatcherTest {
                 "overflows", ctx -> recurse(1)), Map.of(), 1);
         target.store = stores.instances();
         dispatcher = new InstanceDispatcher(stores.instances(), new JobCatalog(stores.jobs(), Duration.ofMinutes(1)),
-                new TargetRouter(handlers, target, perHostLimit, serverLimit), wheel, clock, DispatchListener.NONE,
+                WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit, serverLimit), wheel, clock, DispatchListener.NONE,
                 (job, instance, at) -> completed.add(instance.id()), serverLimit, Duration.ofSeconds(7));
     }
 

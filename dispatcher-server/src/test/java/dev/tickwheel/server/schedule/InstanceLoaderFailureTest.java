@@ -11,6 +11,7 @@ import static org.mockito.Mockito.when;
 
 import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
@@ -32,7 +33,7 @@ class InstanceLoaderFailureTest {
     void loadDue_storeThrows_keepsItsScheduleAndRecoversWhenTheStoreDoes() throws Exception {
         JobStore jobs = mock(JobStore.class);
         CountDownLatch recovered = new CountDownLatch(1);
-        when(jobs.findDue(any(), any(), anyInt()))
+        when(jobs.findDue(any(), any(), anyInt(), any()))
                 .thenThrow(new StoreException("database unreachable", null))
                 .thenThrow(new StoreException("database unreachable", null))
                 .thenThrow(new StoreException("database unreachable", null))
@@ -42,7 +43,7 @@ class InstanceLoaderFailureTest {
                 });
         Clock clock = Clock.systemUTC();
         InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(InstanceDispatcher.class),
-                new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
+                holdingShardZero(), new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
                 new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100);
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (PeriodicTaskScheduler scheduler = new PeriodicTaskScheduler("loader-test", 1,
@@ -53,6 +54,12 @@ class InstanceLoaderFailureTest {
         }
         assertEquals(3, reported.size());
         assertTrue(reported.get(0).getMessage().contains("database unreachable"));
-        verify(jobs, atLeast(4)).findDue(any(), any(), anyInt());
+        verify(jobs, atLeast(4)).findDue(any(), any(), anyInt(), any());
+    }
+
+    private static ShardOwnership holdingShardZero() {
+        ShardOwnership ownership = mock(ShardOwnership.class);
+        when(ownership.heldShards()).thenReturn(java.util.Set.of(0));
+        return ownership;
     }
 }

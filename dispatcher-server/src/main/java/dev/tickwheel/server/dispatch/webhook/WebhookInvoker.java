@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Request: {@code POST <url>} over HTTP/1.1 with {@code Content-Type: application/json}, {@code User-Agent:
  * tickwheel}, {@code Idempotency-Key: <instanceId>-<attempt>}, {@code Tickwheel-Instance-Id}, {@code Tickwheel-Job-Id}
- * and {@code Tickwheel-Attempt}. Body: {@code {"instanceId", "jobId", "jobName", "params", "expectedTriggerTime",
- * "attempt", "idempotencyKey"}}. IDs are strings because 64-bit values lose precision as JavaScript numbers;
+ * {@code Tickwheel-Attempt}, and for forensics {@code Tickwheel-Node} and {@code Tickwheel-Epoch} (the member and the
+ * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "params",
+ * "expectedTriggerTime", "attempt", "idempotencyKey"}}. IDs are strings because 64-bit values lose precision as JavaScript numbers;
  * {@code params} is embedded as JSON when it parses as JSON, else as a string.
  *
  * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first KB of
@@ -80,6 +81,8 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         headers.put("Tickwheel-Instance-Id", Long.toString(context.instanceId()));
         headers.put("Tickwheel-Job-Id", Long.toString(context.jobId()));
         headers.put("Tickwheel-Attempt", Integer.toString(context.attempt()));
+        headers.put("Tickwheel-Node", Integer.toString(context.node()));
+        headers.put("Tickwheel-Epoch", Long.toString(context.epoch()));
         return transport.postJson(url, headers, body, timeout);
     }
 

@@ -3,7 +3,6 @@ package dev.tickwheel.server.schedule;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
-import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.time.InvalidTimeExpressionException;
@@ -15,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -26,31 +26,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds the wheels from the store when a server starts: the store is the truth, the wheels only a cache of it. In
- * this order:
+ * Rebuilds the wheel from the store for shards this member has just come to hold (at start, on a take-over, or when
+ * a shard moves here): the store is the truth, the wheel only a cache of it. In this order:
  *
  * <ol>
- *   <li><b>Interrupted calls.</b> A DISPATCHING instance was claimed when the server stopped; whether its call had
- *       started is unknown, except for AT_MOST_ONCE jobs, which mark a call before starting it. A stop never consumes an
- *       attempt: the claim is released (WAITING again as the same attempt, so the call is made again with the same
- *       {@code Idempotency-Key}), unless the job is AT_MOST_ONCE and the call had started: then it ends INTERRUPTED.
- *       </li>
- *   <li><b>One loader pass</b> (the caller's), which creates the instances of trigger times missed during the
- *       downtime under each job's misfire policy (see {@link InstancePlanner}).</li>
- *   <li><b>Waiting instances.</b> Each is armed for its trigger time. Scheduled first attempts older than the misfire
- *       threshold, those left from before the stop and those the pass just created, are missed triggers of one
- *       downtime: per job they go through the {@link MisfireResolver} together, so FIRE_ONCE_NOW fires one instance
- *       for the whole downtime, SKIP none, FIRE_ALL at most its cap. The rest are cancelled. On-demand instances,
- *       retries and released claims always fire: somebody asked for them, or a call was already under way.</li>
+ *   <li><b>One loader pass</b> over the jobs of those shards (the caller's), which creates the instances of trigger
+ *       times missed while nobody held them, under each job's misfire policy (see {@link InstancePlanner}).</li>
+ *   <li><b>Waiting instances</b> of those shards. Each is armed for its trigger time. Scheduled first attempts older
+ *       than the misfire threshold, those left from before and those the pass just created, are missed triggers of
+ *       one downtime: per job they go through the {@link MisfireResolver} together, so FIRE_ONCE_NOW fires one
+ *       instance for the whole downtime, SKIP none, FIRE_ALL at most its cap. The rest are cancelled. On-demand
+ *       instances, retries and released claims always fire: somebody asked for them, or a call was already under
+ *       way.</li>
  * </ol>
  *
- * <p>Not thread-safe: run once, before the periodic loader starts.
+ * <p>Claims a previous owner left DISPATCHING are not settled here but by {@link ForeignClaimSettler}, once their
+ * calls can no longer be running.
  *
- * <p>Caveats: assumes this server is the only one on its store (the store's single-server lock ensures it).
+ * <p>Not thread-safe: runs on the loader thread, between loader passes.
  */
-public final class StartupRecovery {
+public final class ShardRecovery {
 
-    private static final Logger log = LoggerFactory.getLogger(StartupRecovery.class);
+    private static final Logger log = LoggerFactory.getLogger(ShardRecovery.class);
     private static final int PAGE = 1_000;
 
     private final InstanceStore instances;
@@ -61,12 +58,11 @@ public final class StartupRecovery {
     private final Clock clock;
     private final Duration misfireThreshold;
 
-    /** What a recovery did, for the start-up log line and tests. */
-    public record Report(int rearmed, int firedOverdue, int cancelledMisfires, int releasedInterrupted,
-                         int interruptedAtMostOnce) {
+    /** What a recovery did, for the log line and tests. */
+    public record Report(int rearmed, int firedOverdue, int cancelledMisfires) {
     }
 
-    public StartupRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
+    public ShardRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
                            TimeExpressionParser parser, MisfireResolver misfires, Clock clock,
                            Duration misfireThreshold) {
         this.instances = Objects.requireNonNull(instances, "instances");
@@ -79,19 +75,18 @@ public final class StartupRecovery {
     }
 
     /**
-     * Settles interrupted calls, runs {@code loaderPass} once, then arms what waits. The pass must not arm what it
+     * Runs {@code loaderPass} once over {@code shards}, then arms what waits in them. The pass must not arm what it
      * creates ({@link InstanceLoader#createDue}): a missed trigger it created could fire before this recovery has
      * weighed it against the older ones.
      */
-    public Report run(Runnable loaderPass) {
-        int[] interrupted = settleInterrupted();
+    public Report run(Collection<Integer> shards, Runnable loaderPass) {
         loaderPass.run();
         Instant now = clock.instant();
         int rearmed = 0;
         Map<Long, List<Instance>> missedByJob = new HashMap<>();
         long after = 0;
         while (true) {
-            List<Instance> page = instances.findWaiting(after, PAGE);
+            List<Instance> page = instances.findWaiting(shards, null, after, PAGE);
             for (Instance instance : page) {
                 if (isMissedTrigger(instance, now)) {
                     missedByJob.computeIfAbsent(instance.jobId(), id -> new ArrayList<>()).add(instance);
@@ -113,17 +108,16 @@ public final class StartupRecovery {
                     if (arm(instance, now)) {
                         fired++;
                     }
-                } else if (instances.skip(instance.id(), "misfire: missed while the server was down")) {
-                    dispatcher.disarm(instance.id()); // the loader pass may have armed it
+                } else if (instances.skip(instance.id(), "misfire: missed while no server held its shard")) {
+                    dispatcher.disarm(instance.id()); // an earlier arming may have put it on the wheel
                     cancelled++;
                 }
             }
         }
-        Report report = new Report(rearmed, fired, cancelled, interrupted[0], interrupted[1]);
-        log.info("recovery: {} waiting instances re-armed, {} missed triggers fired now, {} missed triggers"
-                        + " cancelled, {} interrupted calls to be made again (same attempt), {} AT_MOST_ONCE calls"
-                        + " interrupted", report.rearmed(), report.firedOverdue(), report.cancelledMisfires(),
-                report.releasedInterrupted(), report.interruptedAtMostOnce());
+        Report report = new Report(rearmed, fired, cancelled);
+        log.info("recovery of {} shard(s): {} waiting instances armed, {} missed triggers fired now, {} missed"
+                + " triggers cancelled", shards.size(), report.rearmed(), report.firedOverdue(),
+                report.cancelledMisfires());
         return report;
     }
 
@@ -158,43 +152,14 @@ public final class StartupRecovery {
         return keep;
     }
 
+    /** Arms an instance unless this member already has it (on the wheel, or fired and waiting for its claim). */
     private boolean arm(Instance instance, Instant at) {
         try {
-            dispatcher.arm(instance.id(), instance.jobId(), at);
-            return true;
+            return dispatcher.armIfUnknown(instance.id(), instance.jobId(), at);
         } catch (RuntimeException e) {
             // One bad row (a trigger time beyond what the wheel holds) must not stop the server from starting.
             log.error("instance {} cannot be armed for {}; it stays WAITING: {}", instance.id(), at, e.getMessage());
             return false;
         }
-    }
-
-    /** Returns {released, interrupted}. */
-    private int[] settleInterrupted() {
-        int released = 0;
-        int interrupted = 0;
-        long after = 0;
-        while (true) {
-            List<Instance> page = instances.findDispatching(after, PAGE);
-            for (Instance instance : page) {
-                Optional<Job> job = jobs.get(instance.jobId());
-                boolean atMostOnce = job.isPresent()
-                        && job.get().delivery().guarantee() == DeliveryPolicy.Guarantee.AT_MOST_ONCE;
-                if (atMostOnce && instance.callStartedAt() != null) {
-                    if (instances.markInterrupted(instance.id(), "the server stopped during the call (attempt "
-                            + instance.attempt() + "); AT_MOST_ONCE: not repeated, the target may or may not"
-                            + " have run it")) {
-                        interrupted++;
-                    }
-                } else if (instances.release(instance.id())) {
-                    released++;
-                }
-            }
-            if (page.size() < PAGE) {
-                break;
-            }
-            after = page.get(page.size() - 1).id();
-        }
-        return new int[] {released, interrupted};
     }
 }

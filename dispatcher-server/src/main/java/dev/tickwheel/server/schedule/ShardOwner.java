@@ -1,0 +1,219 @@
+package dev.tickwheel.server.schedule;
+
+import dev.tickwheel.concurrent.PeriodicTaskScheduler;
+import dev.tickwheel.server.cluster.ClusterBus;
+import dev.tickwheel.server.cluster.ClusterEvent;
+import dev.tickwheel.server.cluster.ShardListener;
+import dev.tickwheel.server.cluster.ShardOwnership;
+import dev.tickwheel.server.dispatch.InstanceDispatcher;
+import dev.tickwheel.server.dispatch.JobCatalog;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What this member does as the owner of the shards it holds, and how it tells the owner of a shard it does not hold.
+ *
+ * <ul>
+ *   <li><b>Shards arrive</b> ({@link #acquired}, from the lease thread): {@link ShardRecovery} for them, then the
+ *       {@link ForeignClaimSettler}, on the loader thread.</li>
+ *   <li><b>Every loader period</b> ({@link #periodicPass}, loader thread): a loader pass over the held shards, the
+ *       foreign-claim settler, and a sweep that arms overdue waiting instances this member does not know (a prompt
+ *       that was lost, an instance created by a member that had just lost the shard).</li>
+ *   <li><b>Any member changed something</b> (the services call {@link #stored}, {@link #cancelled},
+ *       {@link #jobChanged}, {@link #jobDeleted}): the owner acts at once; when that is another member, it is
+ *       prompted over the {@link ClusterBus} ({@link #onEvent} on its side). A prompt is a hint: the store's row is
+ *       the truth, and the sweep catches what a lost prompt missed.</li>
+ * </ul>
+ *
+ * <p>Loader passes, recoveries and sweeps all run on the one loader thread, so they never interleave.
+ *
+ * <p>Thread-safe.
+ */
+public final class ShardOwner implements ShardListener {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardOwner.class);
+    private static final int SWEEP_PAGE = 1_000;
+
+    private final ShardOwnership ownership;
+    private final JobStore jobs;
+    private final InstanceStore instances;
+    private final JobCatalog catalog;
+    private final InstanceDispatcher dispatcher;
+    private final InstanceLoader loader;
+    private final ShardRecovery recovery;
+    private final ForeignClaimSettler settler;
+    private final ClusterBus bus;
+    private final PeriodicTaskScheduler loaderThread;
+    private final Clock clock;
+    private final Runnable onEvicted;
+
+    public ShardOwner(ShardOwnership ownership, JobStore jobs, InstanceStore instances, JobCatalog catalog,
+                      InstanceDispatcher dispatcher, InstanceLoader loader, ShardRecovery recovery,
+                      ForeignClaimSettler settler, ClusterBus bus, PeriodicTaskScheduler loaderThread, Clock clock,
+                      Runnable onEvicted) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.jobs = Objects.requireNonNull(jobs, "jobs");
+        this.instances = Objects.requireNonNull(instances, "instances");
+        this.catalog = Objects.requireNonNull(catalog, "catalog");
+        this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.loader = Objects.requireNonNull(loader, "loader");
+        this.recovery = Objects.requireNonNull(recovery, "recovery");
+        this.settler = Objects.requireNonNull(settler, "settler");
+        this.bus = Objects.requireNonNull(bus, "bus");
+        this.loaderThread = Objects.requireNonNull(loaderThread, "loaderThread");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.onEvicted = Objects.requireNonNull(onEvicted, "onEvicted");
+    }
+
+    // ---- shards arriving and leaving (lease thread) ----
+
+    @Override
+    public void acquired(Map<Integer, Long> shards) {
+        Set<Integer> arrived = Set.copyOf(shards.keySet());
+        log.info("node {} now holds {} more shard(s), {} in all", ownership.nodeId(), arrived.size(),
+                ownership.heldShards().size());
+        onLoaderThread("recovery", () -> {
+            recovery.run(arrived, () -> loader.createDue(arrived));
+            settler.settle();
+        });
+    }
+
+    @Override
+    public void lost(Set<Integer> shards) {
+        log.info("node {} no longer acts on {} shard(s); {} held", ownership.nodeId(), shards.size(),
+                ownership.heldShards().size());
+    }
+
+    @Override
+    public boolean drained(Set<Integer> shards) {
+        return dispatcher.claimedIn(shards) == 0;
+    }
+
+    @Override
+    public void evicted(RuntimeException cause) {
+        log.error("node {} was evicted from the cluster (its node id was taken after it stopped renewing); stopping:"
+                + " {}", ownership.nodeId(), cause.getMessage());
+        onEvicted.run();
+    }
+
+    // ---- the periodic pass (loader thread) ----
+
+    /** A loader pass over the held shards, then the foreign-claim settler and the sweep. */
+    public void periodicPass() {
+        loader.loadDue();
+        settler.settle();
+        sweep();
+    }
+
+    /** Arms every overdue waiting instance of the held shards that this member does not know. */
+    void sweep() {
+        Collection<Integer> held = ownership.heldShards();
+        if (held.isEmpty()) {
+            return;
+        }
+        Instant now = clock.instant();
+        int armed = 0;
+        long after = 0;
+        while (true) {
+            List<Instance> page = instances.findWaiting(held, now, after, SWEEP_PAGE);
+            for (Instance instance : page) {
+                if (dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.expectedTriggerTime())) {
+                    armed++;
+                }
+            }
+            if (page.size() < SWEEP_PAGE) {
+                break;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+        if (armed > 0) {
+            log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
+        }
+    }
+
+    // ---- prompts from other members (bus thread) ----
+
+    /** An event from another member. */
+    public void onEvent(ClusterEvent event) {
+        switch (event) {
+            case ClusterEvent.Arm arm -> {
+                if (ownership.holds(ownership.shardOf(arm.jobId()))) {
+                    dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), Instant.ofEpochMilli(arm.triggerAtMs()));
+                }
+            }
+            case ClusterEvent.Cancelled cancelled -> dispatcher.disarm(cancelled.instanceId());
+            case ClusterEvent.JobChanged changed -> {
+                catalog.invalidate(changed.jobId());
+                if (ownership.holds(ownership.shardOf(changed.jobId()))) {
+                    onLoaderThread("load job", () -> jobs.get(changed.jobId()).ifPresent(loader::loadJob));
+                }
+            }
+            case ClusterEvent.Resync resync -> onLoaderThread("sweep", this::sweep);
+        }
+    }
+
+    // ---- changes made on this member (API threads) ----
+
+    /** An on-demand instance was stored: armed here if this member owns it, else its owner is prompted. */
+    public void stored(Instance instance) {
+        if (ownership.holds(instance.shard())) {
+            dispatcher.arm(instance.id(), instance.jobId(), instance.expectedTriggerTime());
+        } else {
+            bus.publish(new ClusterEvent.Arm(instance.id(), instance.jobId(),
+                    instance.expectedTriggerTime().toEpochMilli()));
+        }
+    }
+
+    /** An instance was cancelled in the store: its timer goes, here and on whichever member armed it. */
+    public void cancelled(long instanceId) {
+        boolean armedHere = dispatcher.isKnown(instanceId);
+        dispatcher.disarm(instanceId);
+        if (!armedHere) {
+            bus.publish(new ClusterEvent.Cancelled(instanceId, 0));
+        }
+    }
+
+    /** A job was created or changed: loaded here if this member owns it; every other member forgets its copy. */
+    public void jobChanged(Job job) {
+        catalog.invalidate(job.id());
+        loader.loadJob(job); // does nothing unless this member holds the job's shard
+        bus.publish(new ClusterEvent.JobChanged(job.id()));
+    }
+
+    /** A job was deleted and these of its waiting instances cancelled. */
+    public void jobDeleted(long jobId, Collection<Long> cancelledInstanceIds) {
+        catalog.invalidate(jobId);
+        cancelledInstanceIds.forEach(dispatcher::disarm);
+        bus.publish(new ClusterEvent.JobChanged(jobId));
+    }
+
+    private void onLoaderThread(String what, Runnable task) {
+        try {
+            loaderThread.runOnce(what, task);
+        } catch (RejectedExecutionException closing) {
+            log.debug("{} not run: the server is stopping", what);
+        }
+    }
+
+    /** Waits until every task handed to the loader thread so far has run (start-up recovery). */
+    public void awaitLoaderThread(java.time.Duration bound) throws InterruptedException {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        loaderThread.runOnce("barrier", done::countDown);
+        if (!done.await(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            log.warn("start-up recovery still running after {}; starting anyway", bound);
+        }
+    }
+}
