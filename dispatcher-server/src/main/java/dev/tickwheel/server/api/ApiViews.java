@@ -45,7 +45,9 @@ final class ApiViews {
         return new InstanceResponse(Long.toString(instance.id()), Long.toString(instance.jobId()),
                 instance.status().name(), instance.scheduledTriggerTime(), instance.expectedTriggerTime(),
                 instance.actualTriggerTime(), instance.attempt(), instance.error(), params(instance.params()),
-                instance.createdAt(), instance.updatedAt());
+                instance.createdAt(), instance.updatedAt(), instance.shard(),
+                instance.claimNode() < 0 ? null : instance.claimNode(),
+                instance.claimNode() < 0 ? null : instance.claimEpoch());
     }
 
     /** Stored params are JSON text; anything else (written by an embedding application) is shown as a string. */

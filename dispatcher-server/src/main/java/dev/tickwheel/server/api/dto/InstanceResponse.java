@@ -17,8 +17,14 @@ import java.time.Instant;
  * @param attempt              attempts claimed so far
  * @param error                error of the last failed attempt, or null
  * @param params               the instance's parameters, or null
+ * @param createdAt            when it was created
+ * @param updatedAt            when it last changed
+ * @param shard                the shard of its job
+ * @param claimNode            the node id of the member that made the last claim, or null if never claimed
+ * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
  */
 public record InstanceResponse(String id, String jobId, String status, Instant scheduledTriggerTime,
                                Instant expectedTriggerTime, Instant actualTriggerTime, int attempt, String error,
-                               JsonNode params, Instant createdAt, Instant updatedAt) {
+                               JsonNode params, Instant createdAt, Instant updatedAt, int shard, Integer claimNode,
+                               Long claimEpoch) {
 }
