@@ -1,4 +1,4 @@
-// Tickwheel dashboard: polls /metrics, /api/jobs and /api/instances every REFRESH_MS and redraws.
+// Tickwheel dashboard: polls /metrics, /api/cluster, /api/jobs and /api/instances every REFRESH_MS and redraws.
 // No build chain, no libraries. IDs are strings (64-bit IDs do not fit a JavaScript number).
 'use strict';
 
@@ -136,6 +136,33 @@ async function refreshInstances() {
   }
 }
 
+async function refreshCluster() {
+  const { status, body } = await call('GET', '/api/cluster');
+  if (status !== 200) return;
+  const epochs = new Map();
+  for (const shard of body.shards) {
+    if (shard.nodeId < 0) continue;
+    const range = epochs.get(shard.nodeId) || { min: shard.epoch, max: shard.epoch, oldestMs: 0 };
+    range.min = Math.min(range.min, shard.epoch);
+    range.max = Math.max(range.max, shard.epoch);
+    range.oldestMs = Math.max(range.oldestMs, shard.heldForMs);
+    epochs.set(shard.nodeId, range);
+  }
+  const tbody = $('cluster').querySelector('tbody');
+  tbody.replaceChildren();
+  for (const node of body.nodes.filter((n) => n.live || n.heartbeatAgeMs < 600000)) {
+    const range = epochs.get(node.nodeId);
+    tbody.append(el('tr', { 'data-node-id': node.nodeId, class: node.self ? 'self' : '' },
+      el('td', {}, node.nodeId + (node.self ? ' (this server)' : '')), el('td', {}, node.description),
+      el('td', { class: node.live ? 'status-SUCCEEDED' : 'status-FAILED' }, node.live ? 'yes' : 'no'),
+      el('td', {}, node.shardsHeld + ' / ' + body.shardCount),
+      el('td', {}, (node.heartbeatAgeMs / 1000).toFixed(1) + ' s'),
+      el('td', { title: node.startedAt }, time(node.startedAt)),
+      el('td', { title: range ? 'oldest lease held ' + (range.oldestMs / 1000).toFixed(0) + ' s' : '' },
+        range ? range.min + (range.max > range.min ? '–' + range.max : '') : '')));
+  }
+}
+
 async function refreshHealth() {
   const { status } = await call('GET', '/health');
   const badge = $('health');
@@ -161,7 +188,7 @@ async function refresh() {
   if (running) return;
   running = true;
   try {
-    await Promise.all([refreshHealth(), refreshMetrics(), refreshJobs(), refreshInstances()]);
+    await Promise.all([refreshHealth(), refreshMetrics(), refreshCluster(), refreshJobs(), refreshInstances()]);
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   } catch (e) {
     $('updated').textContent = 'refresh failed: ' + e;
