@@ -148,20 +148,19 @@ public final class ShardOwner implements ShardListener {
 
     /** An event from another member. */
     public void onEvent(ClusterEvent event) {
-        switch (event) {
-            case ClusterEvent.Arm arm -> {
-                if (ownership.holds(ownership.shardOf(arm.jobId()))) {
-                    dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), Instant.ofEpochMilli(arm.triggerAtMs()));
-                }
+        if (event instanceof ClusterEvent.Arm arm) {
+            if (ownership.holds(ownership.shardOf(arm.jobId()))) {
+                dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), Instant.ofEpochMilli(arm.triggerAtMs()));
             }
-            case ClusterEvent.Cancelled cancelled -> dispatcher.disarm(cancelled.instanceId());
-            case ClusterEvent.JobChanged changed -> {
-                catalog.invalidate(changed.jobId());
-                if (ownership.holds(ownership.shardOf(changed.jobId()))) {
-                    onLoaderThread("load job", () -> jobs.get(changed.jobId()).ifPresent(loader::loadJob));
-                }
+        } else if (event instanceof ClusterEvent.Cancelled cancelled) {
+            dispatcher.disarm(cancelled.instanceId());
+        } else if (event instanceof ClusterEvent.JobChanged changed) {
+            catalog.invalidate(changed.jobId());
+            if (ownership.holds(ownership.shardOf(changed.jobId()))) {
+                onLoaderThread("load job", () -> jobs.get(changed.jobId()).ifPresent(loader::loadJob));
             }
-            case ClusterEvent.Resync resync -> onLoaderThread("sweep", this::sweep);
+        } else if (event instanceof ClusterEvent.Resync) {
+            onLoaderThread("sweep", this::sweep);
         }
     }
 
