@@ -97,10 +97,16 @@ public final class ServerProcess implements AutoCloseable {
         return process.waitFor();
     }
 
-    /** SIGTERM and wait at most {@code bound} for the process to end; returns the exit code. */
+    /**
+     * SIGTERM and wait at most {@code bound} for the process to end; returns the exit code as soon as it has ended
+     * (the reader thread takes the last lines on its own), so a caller can time the stop.
+     */
     public int terminate(Duration bound) throws InterruptedException {
         process.destroy();
-        return awaitExit(bound);
+        if (!process.waitFor(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("server process still running " + bound + " after SIGTERM: " + tail());
+        }
+        return process.exitValue();
     }
 
     public List<String> tail() {

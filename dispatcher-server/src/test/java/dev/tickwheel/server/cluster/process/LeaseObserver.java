@@ -26,7 +26,7 @@ final class LeaseObserver implements AutoCloseable {
             NamedThreads.daemon("lease-observer"));
     private final Map<ShardEpoch, Set<Integer>> holders = new TreeMap<>(); // guarded by this
     private final AtomicInteger reads = new AtomicInteger(); // written by the reader, read by the test thread
-    private final AtomicInteger unanswered = new AtomicInteger();
+    private final AtomicInteger unanswered = new AtomicInteger(); // likewise
 
     private LeaseObserver(ClusterNodes nodes) {
         this.nodes = nodes;

@@ -104,7 +104,7 @@ final class LedgerReceiver implements AutoCloseable {
         try (InputStream body = exchange.getRequestBody()) {
             body.readAllBytes(); // the headers say everything; the body is read so the connection can be reused
         }
-        record(exchange.getRequestHeaders(), receivedAtMillis, receivedAtNanos);
+        write(exchange.getRequestHeaders(), receivedAtMillis, receivedAtNanos);
         if (answerDelayMs == 0) {
             answer(exchange);
         } else {
@@ -112,7 +112,7 @@ final class LedgerReceiver implements AutoCloseable {
         }
     }
 
-    private void record(Headers headers, long receivedAtMillis, long receivedAtNanos) {
+    private void write(Headers headers, long receivedAtMillis, long receivedAtNanos) {
         String key = headers.getFirst("Idempotency-Key");
         try {
             long instanceId = Long.parseLong(headers.getFirst("Tickwheel-Instance-Id"));

@@ -37,9 +37,9 @@ final class MemberProcess {
     private final List<ServerProcess> earlier = new CopyOnWriteArrayList<>();
     private final AtomicInteger callsInFlight = new AtomicInteger(); // the gate's counter, see the class comment
     private volatile ServerProcess process; // written by the test thread, read by load and observer threads
-    private volatile ApiClient api;
-    private volatile int nodeId = -1;
-    private volatile State state = State.STARTING;
+    private volatile ApiClient api; // likewise
+    private volatile int nodeId = -1; // likewise
+    private volatile State state = State.STARTING; // the gate: written by the test thread, read by every caller
 
     MemberProcess(String name, ServerProcess process) {
         this.name = name;

@@ -91,10 +91,10 @@ final class RunStream implements AutoCloseable {
     private final AtomicInteger rotation = new AtomicInteger(); // round-robin position, shared by the senders
     private final AtomicInteger finishedRuns = new AtomicInteger(); // senders count; the test thread waits on it
     private final AtomicInteger plannedCancels = new AtomicInteger(); // counted before the run counts as finished
-    private final AtomicInteger finishedCancels = new AtomicInteger();
+    private final AtomicInteger finishedCancels = new AtomicInteger(); // senders count; the test thread waits on it
     private int nextRun; // confined to the pacing thread
     private volatile ScheduledFuture<?> ticking; // set by the test thread, cancelled by the pacing thread at the end
-    private volatile long startedAtMillis;
+    private volatile long startedAtMillis; // written once by start(), read by the test thread
 
     private RunStream(ClusterNodes nodes, List<WebhookJobs.TestJob> jobs, Plan plan) {
         this.nodes = nodes;
