@@ -9,16 +9,19 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A JSON client for API tests on the JDK HttpClient. Not thread-safe: one per test class. */
-final class ApiClient {
+/**
+ * A JSON client for API tests on the JDK HttpClient. Public for the cluster process tests. Thread-safe once
+ * configured: {@link #withToken} must happen before the client is shared (the JDK client itself is thread-safe).
+ */
+public final class ApiClient {
 
     /** A response: status, raw text, parsed JSON (a missing node if the body is not JSON). */
-    record Reply(int status, String text, JsonNode json, String contentType) {
-        String error() {
+    public record Reply(int status, String text, JsonNode json, String contentType) {
+        public String error() {
             return json.path("error").asText(null);
         }
 
-        String message() {
+        public String message() {
             return json.path("message").asText("");
         }
 
@@ -34,7 +37,7 @@ final class ApiClient {
     private final String baseUrl;
     private String token;
 
-    ApiClient(String baseUrl) {
+    public ApiClient(String baseUrl) {
         this.baseUrl = baseUrl;
     }
 
@@ -43,11 +46,11 @@ final class ApiClient {
         return this;
     }
 
-    Reply get(String path) {
+    public Reply get(String path) {
         return send("GET", path, null);
     }
 
-    Reply post(String path, String body) {
+    public Reply post(String path, String body) {
         return send("POST", path, body);
     }
 

@@ -14,9 +14,10 @@ import java.util.regex.Pattern;
 
 /**
  * A server started as a separate JVM ({@code dev.tickwheel.server.app.Main} on the test class path), its output kept so
- * that the test can find the bound port and show the last lines when something fails. Thread-safe.
+ * that the test can find the bound port and show the last lines when something fails. Public for the cluster process
+ * tests ({@code dev.tickwheel.server.cluster.process}), which signal it by {@link #pid()}. Thread-safe.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
 
     private static final Pattern LISTENING = Pattern.compile("HTTP API listening on (http://[^/ ]+)/");
 
@@ -31,7 +32,7 @@ final class ServerProcess implements AutoCloseable {
         reader.start();
     }
 
-    static ServerProcess start(String... args) throws IOException {
+    public static ServerProcess start(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "dev.tickwheel.server.app.Main"));
@@ -40,7 +41,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** Waits for the "listening" log line and returns the base URL, e.g. http://127.0.0.1:41234. */
-    String awaitBaseUrl(Duration bound) {
+    public String awaitBaseUrl(Duration bound) {
         String[] found = new String[1];
         Await.until(() -> "the server's listening line; last lines: " + tail(), bound, () -> {
             synchronized (lines) {
@@ -61,7 +62,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /** Waits for the process to end by itself; returns its exit code. */
-    int awaitExit(Duration bound) throws InterruptedException {
+    public int awaitExit(Duration bound) throws InterruptedException {
         if (!process.waitFor(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
             throw new AssertionError("server process still running after " + bound + ": " + tail());
         }
@@ -75,8 +76,17 @@ final class ServerProcess implements AutoCloseable {
         reader.join(5_000);
     }
 
+    /** The operating system's process id, for signals the JDK cannot send (SIGSTOP, SIGCONT). */
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** SIGKILL: no shutdown hook runs. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
@@ -87,13 +97,25 @@ final class ServerProcess implements AutoCloseable {
         return process.waitFor();
     }
 
-    List<String> tail() {
+    /**
+     * SIGTERM and wait at most {@code bound} for the process to end; returns the exit code as soon as it has ended
+     * (the reader thread takes the last lines on its own), so a caller can time the stop.
+     */
+    public int terminate(Duration bound) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("server process still running " + bound + " after SIGTERM: " + tail());
+        }
+        return process.exitValue();
+    }
+
+    public List<String> tail() {
         synchronized (lines) {
             return new ArrayList<>(lines.subList(Math.max(0, lines.size() - 30), lines.size()));
         }
     }
 
-    List<String> output() {
+    public List<String> output() {
         synchronized (lines) {
             return new ArrayList<>(lines);
         }
