@@ -83,7 +83,10 @@ public final class InstanceLoader {
         int createdThisPass = 0;
         DueJobCursor cursor = null;
         while (true) {
-            List<Job> page = jobs.findDue(windowEnd, cursor, pageSize);
+            // Every shard until the loader is told which shards this member holds (cluster wiring).
+            List<Job> page = jobs.findDue(windowEnd, cursor, pageSize,
+                    java.util.stream.IntStream.range(0, dev.tickwheel.server.store.Shards.DEFAULT_COUNT).boxed()
+                            .toList());
             createdThisPass += loadPage(page, now, windowEnd, arm);
             if (page.size() < pageSize) {
                 break;

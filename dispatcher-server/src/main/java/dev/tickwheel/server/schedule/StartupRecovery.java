@@ -91,7 +91,9 @@ public final class StartupRecovery {
         Map<Long, List<Instance>> missedByJob = new HashMap<>();
         long after = 0;
         while (true) {
-            List<Instance> page = instances.findWaiting(after, PAGE);
+            // Every shard until recovery is told which shards this member holds (cluster wiring).
+            List<Instance> page = instances.findWaiting(java.util.stream.IntStream.range(0,
+                    dev.tickwheel.server.store.Shards.DEFAULT_COUNT).boxed().toList(), null, after, PAGE);
             for (Instance instance : page) {
                 if (isMissedTrigger(instance, now)) {
                     missedByJob.computeIfAbsent(instance.jobId(), id -> new ArrayList<>()).add(instance);
@@ -175,25 +177,28 @@ public final class StartupRecovery {
         int interrupted = 0;
         long after = 0;
         while (true) {
-            List<Instance> page = instances.findDispatching(after, PAGE);
-            for (Instance instance : page) {
+            // Claims left by an earlier member, found and settled under the shards this member holds.
+            List<dev.tickwheel.server.store.ForeignClaim> page = instances.findForeignClaims(after, PAGE);
+            for (dev.tickwheel.server.store.ForeignClaim claim : page) {
+                Instance instance = claim.instance();
                 Optional<Job> job = jobs.get(instance.jobId());
                 boolean atMostOnce = job.isPresent()
                         && job.get().delivery().guarantee() == DeliveryPolicy.Guarantee.AT_MOST_ONCE;
                 if (atMostOnce && instance.callStartedAt() != null) {
-                    if (instances.markInterrupted(instance.id(), "the server stopped during the call (attempt "
+                    if (instances.interruptForeign(instance.id(), instance.claimEpoch(),
+                            "the server stopped during the call (attempt "
                             + instance.attempt() + "); AT_MOST_ONCE: not repeated, the target may or may not"
                             + " have run it")) {
                         interrupted++;
                     }
-                } else if (instances.release(instance.id())) {
+                } else if (instances.releaseForeign(instance.id(), instance.claimEpoch())) {
                     released++;
                 }
             }
             if (page.size() < PAGE) {
                 break;
             }
-            after = page.get(page.size() - 1).id();
+            after = page.get(page.size() - 1).instance().id();
         }
         return new int[] {released, interrupted};
     }

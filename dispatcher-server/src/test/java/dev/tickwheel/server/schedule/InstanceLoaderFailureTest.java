@@ -32,7 +32,7 @@ class InstanceLoaderFailureTest {
     void loadDue_storeThrows_keepsItsScheduleAndRecoversWhenTheStoreDoes() throws Exception {
         JobStore jobs = mock(JobStore.class);
         CountDownLatch recovered = new CountDownLatch(1);
-        when(jobs.findDue(any(), any(), anyInt()))
+        when(jobs.findDue(any(), any(), anyInt(), any()))
                 .thenThrow(new StoreException("database unreachable", null))
                 .thenThrow(new StoreException("database unreachable", null))
                 .thenThrow(new StoreException("database unreachable", null))
@@ -53,6 +53,6 @@ class InstanceLoaderFailureTest {
         }
         assertEquals(3, reported.size());
         assertTrue(reported.get(0).getMessage().contains("database unreachable"));
-        verify(jobs, atLeast(4)).findDue(any(), any(), anyInt());
+        verify(jobs, atLeast(4)).findDue(any(), any(), anyInt(), any());
     }
 }
