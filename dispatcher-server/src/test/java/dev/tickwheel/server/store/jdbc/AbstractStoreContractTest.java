@@ -66,7 +66,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The behaviour every {@link JobStore} and {@link InstanceStore} implementation must show, run once per database
  * by a subclass. Each test starts from empty tables and a clock at {@link #START}. The store is a cluster member that
  * holds every shard for the whole class ({@link ShardHolder}), so claims and settles pass their fences; fencing itself
- * is tested by {@link AbstractFencingContractTest}.
+ * is tested by {@link AbstractFencingStoreContractTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractStoreContractTest {
