@@ -39,7 +39,7 @@ final class BatchTransitions {
     private final InstanceSql sql;
     private final Clock clock;
     private final boolean batchedCasIsExact;
-    private final Fence.Binder leaseHeld;
+    private final Fence fence;
     private final Fence.Binder claimEpochHeld;
 
     BatchTransitions(TransactionRunner runner, InstanceSql sql, SqlDialect dialect, Clock clock, Fence fence) {
@@ -47,7 +47,7 @@ final class BatchTransitions {
         this.sql = sql;
         this.clock = clock;
         this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
-        this.leaseHeld = fence.leaseHeld();
+        this.fence = fence;
         this.claimEpochHeld = fence.claimEpochHeld();
     }
 
@@ -71,7 +71,7 @@ final class BatchTransitions {
             try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
                 TransitionBinding.claim(ps, nowMs,
                         TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
-                        leaseHeld);
+                        fence);
                 List<Instance> claimed = new ArrayList<>(ids.size());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -92,7 +92,7 @@ final class BatchTransitions {
     private List<Instance> claimRowByRow(List<Long> ids, long nowMs) {
         return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
             Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
-                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id), leaseHeld));
+                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id), fence));
             List<Instance> claimed = new ArrayList<>(won.size());
             if (won.isEmpty()) {
                 return claimed;

@@ -94,11 +94,16 @@ final class InstanceSql {
     static final String CLAIM_EPOCH_HELD = " AND EXISTS (SELECT 1 FROM tw_shard_lease l"
             + " WHERE l.shard = tw_instance.shard AND l.owner_session = ? AND l.epoch = tw_instance.claim_epoch)";
 
-    /** The claim: status, attempt, times, and the lease's node and epoch, copied from the row's lease. */
+    /**
+     * The claim: status, attempt, times, and the node and epoch of this member's lease of the row's shard, the row
+     * {@link #leaseHeld} checks (the same statement reads it once per snapshot). Naming the owner here too is not
+     * needed for correctness; it makes PostgreSQL look the lease up by its primary key per row instead of scanning
+     * the lease table per row.
+     */
     private static final String CLAIM_SET = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
             + " actual_trigger_time_ms = ?, updated_at_ms = ?,"
             + " (claim_node, claim_epoch) = (SELECT l.owner_node, l.epoch FROM tw_shard_lease l"
-            + " WHERE l.shard = tw_instance.shard)";
+            + " WHERE l.shard = tw_instance.shard AND l.owner_session = ?)";
 
     /** Parameters: to, error (null to clear), updated at, id, from, session. Succeed, fail and interrupt. */
     static final String FINISH = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
@@ -179,9 +184,14 @@ final class InstanceSql {
      * The foreign-claim fence (see the class comment). Parameters: session, now.
      */
     final String shardTakenOver;
-    /** Parameters: to, actual trigger, updated at, id, from, session, now. The single-row claim (H2's row by row). */
+    /**
+     * Parameters: to, actual trigger, updated at, session, id, from, session, now. The single-row claim (H2's row by
+     * row).
+     */
     final String claim;
-    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from, session, now; returns the rows. */
+    /**
+     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), from, session, now; returns the rows.
+     */
     final String claimAllReturningRows;
     /** {@link #FINISH_ALL} returning the ids it moved. */
     final String finishAllReturningIds;

@@ -38,17 +38,18 @@ final class TransitionBinding {
 
     /**
      * {@link InstanceSql#claim} and {@link InstanceSql#claimAllReturningRows} (WAITING → DISPATCHING): to, actual
-     * trigger, updated at, row key, from, then the lease fence. The actual trigger time and the update time are both
-     * {@code nowMs}.
+     * trigger, updated at, session (whose lease's node and epoch the row records), row key, from, then the lease
+     * fence. The actual trigger time and the update time are both {@code nowMs}.
      */
-    static void claim(PreparedStatement ps, long nowMs, RowKey rows, Fence.Binder fence) throws SQLException {
+    static void claim(PreparedStatement ps, long nowMs, RowKey rows, Fence fence) throws SQLException {
         InstanceTransition t = InstanceTransition.CLAIM;
         ps.setString(1, t.to().name());
         ps.setLong(2, nowMs);
         ps.setLong(3, nowMs);
-        rows.bind(ps, 4);
-        ps.setString(5, t.from().name());
-        fence.bind(ps, 6);
+        ps.setLong(4, fence.session());
+        rows.bind(ps, 5);
+        ps.setString(6, t.from().name());
+        fence.leaseHeld().bind(ps, 7);
     }
 
     /**
