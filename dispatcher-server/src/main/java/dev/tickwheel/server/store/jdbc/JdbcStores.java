@@ -2,8 +2,13 @@ package dev.tickwheel.server.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
@@ -11,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
- * the Flyway migrations shipped in this jar ({@code db/migration}), and hands out the {@link JobStore} and
- * {@link InstanceStore} over that pool. {@link #close()} closes the pool.
+ * the Flyway migrations shipped in this jar ({@code db/migration}, and the Java step {@link ShardsOfExistingRows}),
+ * reads the store's shard count, and hands out the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore}
+ * over that pool, all three acting as one cluster member: one session, the fence token of every claim and settle.
+ * {@link #close()} closes the pool.
  *
  * <pre>{@code
  * try (JdbcStores stores = JdbcStores.open(JdbcStoreConfig.DEFAULT_JDBC_URL)) {
@@ -34,15 +41,22 @@ public final class JdbcStores implements AutoCloseable {
     private final SqlDialect dialect;
     private final JobStore jobs;
     private final InstanceStore instances;
+    private final ClusterStore cluster;
     private final String redactedUrl;
 
-    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config) {
+    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config, int shardCount,
+                       long session) {
         this.dataSource = dataSource;
         this.redactedUrl = config.redactedJdbcUrl();
         this.dialect = dialect;
         TransactionRunner runner = new TransactionRunner(dataSource);
-        this.jobs = new JdbcJobStore(runner, dialect, config.clock());
-        this.instances = new JdbcInstanceStore(runner, dialect, config.clock());
+        DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
+        this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
+        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount,
+                new Fence(session, leaseClock));
+        // H2 is single-process: its file lock (or, for a TCP server, SingleServerLock) admits one server.
+        this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
+                dialect.name().equals("h2"));
     }
 
     /** Opens the store at {@code jdbcUrl} with the default pool settings and the system UTC clock. */
@@ -69,13 +83,24 @@ public final class JdbcStores implements AutoCloseable {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
+                    .javaMigrations(new ShardsOfExistingRows())
                     .load()
                     .migrate()
                     .migrationsExecuted;
-            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={}",
-                    dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
-                    applied);
-            return new JdbcStores(dataSource, dialect, config);
+            int shardCount;
+            try (Connection connection = dataSource.getConnection()) {
+                shardCount = readShardCount(connection);
+            }
+            long session = config.sessionForOpen();
+            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={},"
+                    + " shards={}, session={}{}", dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(),
+                    config.connectionTimeout(), applied, shardCount, session,
+                    config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
+            return new JdbcStores(dataSource, dialect, config, shardCount, session);
+        } catch (SQLException e) {
+            dataSource.close();
+            throw new dev.tickwheel.server.store.StoreException("cannot read the shard count of "
+                    + config.redactedJdbcUrl() + ": " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             dataSource.close();
             throw e;
@@ -110,6 +135,27 @@ public final class JdbcStores implements AutoCloseable {
     /** The instance store over this pool. */
     public InstanceStore instances() {
         return instances;
+    }
+
+    /** This member's view of cluster membership and shard leases. */
+    public ClusterStore cluster() {
+        return cluster;
+    }
+
+    /** Shards of this store, fixed when its schema was created. */
+    public int shardCount() {
+        return cluster.shardCount();
+    }
+
+    /** Reads {@code tw_cluster.shard_count}. */
+    static int readShardCount(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SELECT_SHARD_COUNT);
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new IllegalStateException("tw_cluster has no row: the schema's cluster migration did not run");
+            }
+            return rs.getInt(1);
+        }
     }
 
     /**
