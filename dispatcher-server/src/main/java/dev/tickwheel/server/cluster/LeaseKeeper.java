@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * Another member takes a shard only once the database says its lease expired or was released; an expired lease
  * means our deadline passed earlier still. A planned move drains first: the shard stops being acted on at once but
  * its lease is kept, renewed, until the listener says every call started under it has settled (a settle needs the
- * lease), or maxDrain has passed, and only then released; so a rebalance strands no settle, and the new owner starts
- * once the old one is done. Only a shard nobody holds is ever acquired, so at every moment a shard is held or
+ * lease), or maxDrain has passed, and only then released; so a rebalance strands no settle of a call that ends within
+ * maxDrain, and the new owner starts once the old one is done. Only a shard nobody holds is ever acquired, so at every moment a shard is held or
  * draining by at most one member; between a release and the preferred member's next round it is held by none.
  *
  * <p>The listener is told everything in order, on the lease thread (the caller's thread for {@link #start}'s first
