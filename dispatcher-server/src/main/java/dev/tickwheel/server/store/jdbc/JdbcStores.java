@@ -83,7 +83,7 @@ public final class JdbcStores implements AutoCloseable {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ShardsOfExistingRows())
+                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE))
                     .load()
                     .migrate()
                     .migrationsExecuted;
