@@ -54,7 +54,8 @@ public final class JdbcStores implements AutoCloseable {
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount,
                 new Fence(session, leaseClock));
-        // H2 is single-process: its file lock (or, for a TCP server, SingleServerLock) admits one server.
+        // H2 is single-process: its file lock admits one process (an in-memory database, one JVM). Caveat: two
+        // processes on one H2 TCP server are kept apart only by SingleServerLock; each join would end the other.
         this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
                 dialect.name().equals("h2"));
     }
@@ -83,7 +84,7 @@ public final class JdbcStores implements AutoCloseable {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ShardsOfExistingRows())
+                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE))
                     .load()
                     .migrate()
                     .migrationsExecuted;

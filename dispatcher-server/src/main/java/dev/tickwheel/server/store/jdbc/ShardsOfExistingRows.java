@@ -30,7 +30,17 @@ import org.flywaydb.core.api.migration.JavaMigration;
 final class ShardsOfExistingRows implements JavaMigration {
 
     /** Ids read and updated per round trip. */
-    private static final int PAGE = 10_000;
+    static final int DEFAULT_PAGE_SIZE = 10_000;
+
+    private final int pageSize;
+
+    /** @param pageSize ids read and updated per round trip */
+    ShardsOfExistingRows(int pageSize) {
+        if (pageSize < 1) {
+            throw new IllegalArgumentException("pageSize must be positive: " + pageSize);
+        }
+        this.pageSize = pageSize;
+    }
 
     @Override
     public MigrationVersion getVersion() {
@@ -64,14 +74,14 @@ final class ShardsOfExistingRows implements JavaMigration {
     }
 
     /** Pages through the job ids {@code selectJobIds} returns and sets the shard of each with {@code update}. */
-    private static void backfill(Connection connection, int shardCount, String selectJobIds, String update)
+    private void backfill(Connection connection, int shardCount, String selectJobIds, String update)
             throws SQLException {
         long after = Long.MIN_VALUE;
         while (true) {
-            List<Long> jobIds = new ArrayList<>(PAGE);
+            List<Long> jobIds = new ArrayList<>(pageSize);
             try (PreparedStatement ps = connection.prepareStatement(selectJobIds)) {
                 ps.setLong(1, after);
-                ps.setInt(2, PAGE);
+                ps.setInt(2, pageSize);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         jobIds.add(rs.getLong(1));
@@ -89,7 +99,7 @@ final class ShardsOfExistingRows implements JavaMigration {
                 }
                 ps.executeBatch();
             }
-            if (jobIds.size() < PAGE) {
+            if (jobIds.size() < pageSize) {
                 return;
             }
             after = jobIds.get(jobIds.size() - 1);

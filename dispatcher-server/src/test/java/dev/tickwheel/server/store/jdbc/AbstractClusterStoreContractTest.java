@@ -239,6 +239,26 @@ abstract class AbstractClusterStoreContractTest extends AbstractMembersTest {
         assertEquals(Set.of(200), held);
     }
 
+    @Test
+    void databaseClock_withoutTestClock_judgesByTheDatabasesNow() {
+        ClusterStore cluster = memberOnDatabaseClock().cluster();
+        long beforeMs = System.currentTimeMillis();
+
+        long dbNowMs = cluster.view().dbNowMs();
+        cluster.join(OptionalInt.empty(), "real time", TTL);
+        Map<Integer, Long> taken = cluster.acquire(List.of(1), TTL);
+        long afterMs = System.currentTimeMillis();
+
+        // The database runs on this machine: its clock agrees with ours to well within a second.
+        assertTrue(dbNowMs >= beforeMs - 1_000 && dbNowMs <= afterMs + 1_000,
+                "database now " + dbNowMs + " outside [" + beforeMs + ", " + afterMs + "]");
+        ClusterView.ShardLease lease = cluster.view().leases().get(1);
+        assertEquals(Map.of(1, 1L), taken);
+        assertTrue(lease.acquiredAtMs() >= beforeMs - 1_000 && lease.acquiredAtMs() <= afterMs + 1_000,
+                "acquired at " + lease.acquiredAtMs());
+        assertEquals(lease.acquiredAtMs() + TTL.toMillis(), lease.expiresAtMs());
+    }
+
     /** A member that joined as "member". */
     ClusterStore joined(JdbcStores stores) {
         stores.cluster().join(OptionalInt.empty(), "member", TTL);

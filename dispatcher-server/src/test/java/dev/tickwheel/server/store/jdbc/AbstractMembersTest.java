@@ -65,6 +65,17 @@ abstract class AbstractMembersTest {
         return stores;
     }
 
+    /** A member that judges leases by the database's own clock, as in production. */
+    protected JdbcStores memberOnDatabaseClock() {
+        JdbcStores stores = JdbcStores.open(JdbcStoreConfig.builder()
+                .jdbcUrl(url)
+                .poolName("tickwheel-member-" + members.incrementAndGet())
+                .maxPoolSize(2)
+                .build());
+        opened.add(stores);
+        return stores;
+    }
+
     /** The lease clock in epoch milliseconds. */
     protected long nowMs() {
         return leaseClock.millis();

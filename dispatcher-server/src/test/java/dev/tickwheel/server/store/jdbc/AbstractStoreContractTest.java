@@ -965,6 +965,29 @@ abstract class AbstractStoreContractTest {
         assertEquals(List.of(), jobs.findDue(until, null, 10, allShards.stream().filter(s -> s != shard).toList()));
     }
 
+    @Test
+    void insert_loaderPagesAndFollowUps_carryTheShardOfTheirJob() {
+        List<JobAdvance> page = new ArrayList<>();
+        List<NewInstance> created = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Job job = insertJob(START);
+            NewInstance instance = newInstance(job.id(), START);
+            created.add(instance);
+            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance)));
+        }
+        Job fixedDelay = insertFixedDelayJob(true, null);
+        NewInstance followUp = newInstance(fixedDelay.id(), START);
+
+        instances.createInstancesAndAdvanceJobs(page);
+        assertTrue(instances.createFollowUp(followUp));
+
+        created.add(followUp);
+        for (NewInstance instance : created) {
+            assertEquals(Shards.of(instance.jobId(), stores.shardCount()),
+                    instances.get(instance.id()).orElseThrow().shard(), "shard of instance " + instance.id());
+        }
+    }
+
     // ---------------------------------------------------------------- delivery (issue 10)
 
     @Test
