@@ -143,11 +143,6 @@ public final class JdbcStores implements AutoCloseable {
         return cluster;
     }
 
-    /** Shards of this store, fixed when its schema was created. */
-    public int shardCount() {
-        return cluster.shardCount();
-    }
-
     /** Reads {@code tw_cluster.shard_count}. */
     static int readShardCount(Connection connection) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SELECT_SHARD_COUNT);

@@ -69,7 +69,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         assertEquals(NODE_A, a.cluster().join(OptionalInt.of(NODE_A), "a", TTL));
         job = a.jobs().insert(new NewJob(ids.incrementAndGet(), "fenced", ScheduleSpec.api(), Target.handler("h"),
                 null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null));
-        shard = Shards.of(job.id(), a.shardCount());
+        shard = Shards.of(job.id(), a.cluster().shardCount());
         assertEquals(Map.of(shard, 1L), a.cluster().acquire(List.of(shard), TTL));
     }
 
@@ -126,7 +126,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
     @Test
     void claim_byMemberHoldingOtherShards_refused() {
         a.cluster().release(List.of(shard));
-        a.cluster().acquire(List.of((shard + 1) % a.shardCount()), TTL);
+        a.cluster().acquire(List.of((shard + 1) % a.cluster().shardCount()), TTL);
         Instance waiting = waiting();
 
         assertEquals(List.of(), a.instances().claimBatch(List.of(waiting.id()), T0));

@@ -463,7 +463,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
-                null, null, START_MS, START_MS, Shards.of(job.id(), stores.shardCount()), -1, 0), first);
+                null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
     }
@@ -953,7 +953,7 @@ abstract class AbstractStoreContractTest {
         NewInstance scheduled = newInstance(job.id(), START);
         assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), 0, START, START.plusSeconds(1),
                 List.of(scheduled))).advanced());
-        int shard = Shards.of(job.id(), stores.shardCount());
+        int shard = Shards.of(job.id(), stores.cluster().shardCount());
 
         assertEquals(shard, onDemand.shard());
         assertEquals(shard, instances.get(onDemand.id()).orElseThrow().shard());
@@ -983,7 +983,7 @@ abstract class AbstractStoreContractTest {
 
         created.add(followUp);
         for (NewInstance instance : created) {
-            assertEquals(Shards.of(instance.jobId(), stores.shardCount()),
+            assertEquals(Shards.of(instance.jobId(), stores.cluster().shardCount()),
                     instances.get(instance.id()).orElseThrow().shard(), "shard of instance " + instance.id());
         }
     }

@@ -115,7 +115,7 @@ class JdbcStoresTest {
 
     /** Every job and instance has its job's shard, and no claim. */
     private static void assertEveryRowHasTheShardOfItsJob(JdbcStores stores, int jobCount) throws SQLException {
-        int shardCount = stores.shardCount();
+        int shardCount = stores.cluster().shardCount();
         assertEquals(256, shardCount);
         try (Connection connection = stores.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {

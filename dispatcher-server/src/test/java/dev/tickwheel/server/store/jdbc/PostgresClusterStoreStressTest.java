@@ -347,7 +347,7 @@ class PostgresClusterStoreStressTest extends AbstractMembersTest {
         Map<Integer, List<Long>> jobsByShard = new HashMap<>();
         long jobId = 1;
         while (shards.size() < SHARDS || jobsByShard.values().stream().anyMatch(j -> j.size() < JOBS_PER_SHARD)) {
-            int shard = Shards.of(++jobId, stores.shardCount());
+            int shard = Shards.of(++jobId, stores.cluster().shardCount());
             if (!shards.contains(shard) && shards.size() < SHARDS) {
                 shards.add(shard);
             }
