@@ -29,7 +29,7 @@ class H2TickwheelServerTest extends AbstractTickwheelServerTest {
 
         StoreInUseException e = assertThrows(StoreInUseException.class, second::start);
 
-        assertTrue(e.getMessage().contains("in use by another process"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("another Tickwheel server is running on this store"), e.getMessage());
         Job job = server.jobs().create(JobSpec.of("still works", ScheduleSpec.api(), Target.handler("count")));
         awaitStatus(server.jobs().run(job.id(), 0, null).id(), InstanceStatus.SUCCEEDED);
     }

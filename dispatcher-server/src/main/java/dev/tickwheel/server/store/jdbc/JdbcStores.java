@@ -159,7 +159,7 @@ public final class JdbcStores implements AutoCloseable {
      * {@link dev.tickwheel.server.store.StoreInUseException}. Closing the returned lock, or this pool, releases it.
      */
     public SingleServerLock lockForServer() {
-        return SingleServerLock.acquire(dataSource, dialect, redactedUrl);
+        return SingleServerLock.acquire(dataSource, redactedUrl);
     }
 
     /** The JDBC URL with any password removed, for logs. */
