@@ -62,7 +62,7 @@ public final class JobService {
                 spec.params(),
                 spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
                 firstTrigger(expression, now)));
-        owner.jobChanged(job);
+        owner.jobCreated(job);
         return jobs.get(job.id()).orElse(job);
     }
 

@@ -195,7 +195,19 @@ public final class ShardOwner implements ShardListener {
         }
     }
 
-    /** A job was created or changed: loaded here if this member owns it; every other member forgets its copy. */
+    /**
+     * A job was created: loaded here if this member owns it, else its owner is prompted. No other member can have a
+     * copy to forget, so a member that owns the job's shard (every job, on a one-member cluster) sends nothing.
+     */
+    public void jobCreated(Job job) {
+        if (ownership.holds(ownership.shardOf(job.id()))) {
+            loader.loadJob(job);
+        } else {
+            bus.publish(new ClusterEvent.JobChanged(job.id()));
+        }
+    }
+
+    /** A job was changed: loaded here if this member owns it; every other member forgets its copy. */
     public void jobChanged(Job job) {
         catalog.invalidate(job.id());
         loader.loadJob(job); // does nothing unless this member holds the job's shard
