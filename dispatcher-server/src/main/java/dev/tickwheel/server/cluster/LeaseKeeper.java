@@ -255,8 +255,8 @@ public final class LeaseKeeper implements ShardOwnership, AutoCloseable {
     }
 
     @Override
-    public boolean holds(int shard, long epoch) {
-        return local.holds(shard, epoch);
+    public boolean mayFinish(int shard, long epoch) {
+        return local.mayFinish(shard, epoch);
     }
 
     @Override

@@ -77,10 +77,10 @@ final class LocalLeases {
         return lease != null && !lease.draining() && lease.validAt(ticker.read());
     }
 
-    /** {@link #holds(int)} under {@code epoch}. */
-    boolean holds(int shard, long epoch) {
+    /** Held under {@code epoch} with its deadline not passed, draining or not. */
+    boolean mayFinish(int shard, long epoch) {
         Lease lease = leases.get(checkShard(shard));
-        return lease != null && lease.epoch() == epoch && !lease.draining() && lease.validAt(ticker.read());
+        return lease != null && lease.epoch() == epoch && lease.validAt(ticker.read());
     }
 
     /** The shards {@link #holds(int)} is true for now, ascending. */

@@ -21,8 +21,12 @@ public interface ShardOwnership {
     /** True while this member holds {@code shard} and its lease is certainly unexpired. */
     boolean holds(int shard);
 
-    /** True while this member holds {@code shard} under {@code epoch} and its lease is certainly unexpired. */
-    boolean holds(int shard, long epoch);
+    /**
+     * True while this member's lease of {@code shard} under {@code epoch} is certainly unexpired, <em>draining
+     * included</em>: a shard on its way to another member takes no new work, but what was claimed under it is still
+     * this member's to call and settle, and the lease is released only once that is done.
+     */
+    boolean mayFinish(int shard, long epoch);
 
     /** The shards {@link #holds} is true for now. */
     Set<Integer> heldShards();

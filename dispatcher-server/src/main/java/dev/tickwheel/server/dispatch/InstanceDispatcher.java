@@ -310,12 +310,13 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     /**
      * Runs on a call-start thread: starts the call of a claimed instance. Never blocks on the target. A call whose
-     * shard lease lapsed since the claim (this member was paused, or cannot renew) does not start: its claim is given
-     * back if the store still lets this member, else the shard's new owner settles it.
+     * shard lease lapsed or moved since the claim (this member was paused, or cannot renew) does not start: its claim
+     * is given back if the store still lets this member, else the shard's new owner settles it. A shard that is only
+     * draining still has its claimed calls made: the lease is kept until they are settled.
      */
     private void startCall(Instance instance, ClaimBatcher.Admitted admitted) {
         Job job = admitted.job();
-        if (!ownership.holds(instance.shard(), instance.claimEpoch())) {
+        if (!ownership.mayFinish(instance.shard(), instance.claimEpoch())) {
             listener.fenced("call");
             log.info("instance {} was claimed under epoch {} of shard {}, which this member no longer holds; its"
                     + " call does not start", instance.id(), instance.claimEpoch(), instance.shard());

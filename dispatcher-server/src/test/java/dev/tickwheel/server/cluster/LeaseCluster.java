@@ -136,7 +136,7 @@ final class LeaseCluster {
                     fail(node + " holds shard " + shard + " under epoch " + epoch + " but the database says " + lease
                             + " at " + nowMs);
                 }
-                assertTrue(node.keeper.holds(shard, epoch));
+                assertTrue(node.keeper.mayFinish(shard, epoch));
             }
         }
         for (int shard = 0; shard < holders.length; shard++) {

@@ -43,8 +43,8 @@ class LeaseKeeperTest {
 
         assertEquals(ALL, a.held());
         assertEquals(List.of("acquired " + epochs(ALL, 1)), a.listener.events);
-        assertTrue(a.keeper.holds(17, 1));
-        assertFalse(a.keeper.holds(17, 2));
+        assertTrue(a.keeper.mayFinish(17, 1));
+        assertFalse(a.keeper.mayFinish(17, 2));
         assertEquals(0, a.keeper.stats().takeovers(), "never-held shards are no takeover");
         cluster.checkSafety();
     }
@@ -89,7 +89,7 @@ class LeaseKeeperTest {
         cluster.advance(Duration.ofNanos(1));
         assertEquals(Set.of(), a.held(), "at the deadline, before any round ran");
         assertFalse(a.keeper.holds(0));
-        assertFalse(a.keeper.holds(0, 1));
+        assertFalse(a.keeper.mayFinish(0, 1));
         assertEquals(1, a.listener.events.size(), "the listener hears of it at the next round");
 
         a.keeper.runOnce();
@@ -201,6 +201,11 @@ class LeaseKeeperTest {
         assertEquals(without(ALL, moving), a.held(), "draining shards are not acted on from the moment they drain");
         assertEquals(moving.size(), a.draining());
         assertEquals("lost " + new TreeSet<>(moving), last(a.listener.events));
+        for (int shard : moving) { // no new work, but what A claimed under the lease is still A's to call and settle
+            assertFalse(a.keeper.holds(shard));
+            assertTrue(a.keeper.mayFinish(shard, 1), "draining shard " + shard + " may finish its calls");
+            assertFalse(a.keeper.mayFinish(shard, 2), "not under another epoch");
+        }
         assertEquals(Set.of(), b.held());
         cluster.checkEveryShardHeldOrDraining();
 
@@ -332,8 +337,12 @@ class LeaseKeeperTest {
         }
         cluster.advance(Duration.ofNanos(deadline - 1 - b.ticker.read()));
         assertEquals(bShards, b.held());
+        int someShard = bShards.iterator().next();
+        long itsEpoch = cluster.db.lease(someShard).epoch();
+        assertTrue(b.keeper.mayFinish(someShard, itsEpoch));
         cluster.advance(Duration.ofNanos(1));
         assertEquals(Set.of(), b.held(), "resumed past its deadline: no shard, before its lease thread runs");
+        assertFalse(b.keeper.mayFinish(someShard, itsEpoch), "and no call it had claimed starts either");
         cluster.stepFor(Duration.ofSeconds(10)); // A takes B's shards once they expire
         cluster.assertSettled(List.of(a));
 

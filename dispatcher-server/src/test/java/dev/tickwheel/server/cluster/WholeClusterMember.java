@@ -52,7 +52,7 @@ public final class WholeClusterMember implements ShardOwnership {
     }
 
     @Override
-    public boolean holds(int shard, long epoch) {
+    public boolean mayFinish(int shard, long epoch) {
         return true;
     }
 
