@@ -219,7 +219,7 @@ public final class TickwheelServer implements AutoCloseable {
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
             if (!cluster.singleProcess()) {
-                bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelFor(stores.dataSource()),
+                bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelOf(stores.dataSource()),
                         cluster.session());
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
@@ -242,8 +242,15 @@ public final class TickwheelServer implements AutoCloseable {
     }
 
     private LeaseKeeper.Settings leaseSettings() {
-        return LeaseKeeper.Settings.defaults().withTtl(config.leaseTtl())
-                .withRenewInterval(config.leaseRenewInterval());
+        // The margin shrinks with short TTLs (tests, impatient operators): a fifth of the TTL at most.
+        Duration margin = min(LeaseKeeper.DEFAULT_SAFETY_MARGIN, config.leaseTtl().dividedBy(5));
+        return new LeaseKeeper.Settings(config.leaseTtl(), config.leaseRenewInterval(),
+                min(LeaseKeeper.DEFAULT_CHECK_INTERVAL, config.leaseRenewInterval()), margin,
+                LeaseKeeper.DEFAULT_MAX_DRAIN);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** What this member calls itself in the cluster's views: host and process id. */

@@ -32,15 +32,15 @@ import org.junit.jupiter.api.Test;
  */
 abstract class AbstractTickwheelServerTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    static final Duration WAIT = Duration.ofSeconds(20);
 
     /** The store for one test; called once per test. */
     abstract String jdbcUrl();
 
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final AtomicInteger flakyFailuresLeft = new AtomicInteger();
-    private TickwheelServer server;
-    private String url;
+    TickwheelServer server;
+    String url;
 
     @BeforeEach
     void start() {
@@ -68,12 +68,12 @@ abstract class AbstractTickwheelServerTest {
         dropStore();
     }
 
-    private int calls(String handler) {
+    int calls(String handler) {
         AtomicInteger count = calls.get(handler);
         return count == null ? 0 : count.get();
     }
 
-    private Instance awaitStatus(long instanceId, InstanceStatus status) {
+    Instance awaitStatus(long instanceId, InstanceStatus status) {
         Await.until(() -> "instance " + instanceId + " " + status + ", is "
                 + server.instances().get(instanceId).map(Instance::status).orElse(null), WAIT,
                 () -> server.instances().get(instanceId).map(i -> i.status() == status).orElse(false));
@@ -156,18 +156,6 @@ abstract class AbstractTickwheelServerTest {
                         Target.handler("count"))));
         assertTrue(e.getMessage().contains("hour"), e.getMessage());
         assertEquals(0, server.jobs().list(0, 10).items().size());
-    }
-
-    @Test
-    void secondServer_sameStore_refusesToStart_andTheFirstKeepsRunning() {
-        TickwheelServer second = TickwheelServer.builder().jdbcUrl(url).build();
-
-        dev.tickwheel.server.store.StoreInUseException e = assertThrows(
-                dev.tickwheel.server.store.StoreInUseException.class, second::start);
-
-        assertTrue(e.getMessage().startsWith("another Tickwheel server is running on this store"), e.getMessage());
-        Job job = server.jobs().create(JobSpec.of("still works", ScheduleSpec.api(), Target.handler("count")));
-        awaitStatus(server.jobs().run(job.id(), 0, null).id(), InstanceStatus.SUCCEEDED);
     }
 
     @Test

@@ -54,10 +54,20 @@ class ArchitectureTest {
     void engineParts_neverImportTheApiTheApplicationOrMetrics() {
         noClasses().that().resideInAnyPackage("dev.tickwheel.server", "dev.tickwheel.server.wheel..",
                         "dev.tickwheel.server.schedule..", "dev.tickwheel.server.store..",
+                        "dev.tickwheel.server.cluster..",
                         "dev.tickwheel.server.dispatch..", "dev.tickwheel.server.job..",
                         "dev.tickwheel.server.instance..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.tickwheel.server.api..",
                         "dev.tickwheel.server.app..", "dev.tickwheel.server.metrics..")
+                .check(main);
+    }
+
+    @Test
+    void cluster_knowsTheStoreNotTheDispatchMachinery() {
+        noClasses().that().resideInAPackage("dev.tickwheel.server.cluster..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.tickwheel.server.dispatch..",
+                        "dev.tickwheel.server.schedule..", "dev.tickwheel.server.wheel..",
+                        "dev.tickwheel.server.store.jdbc..")
                 .check(main);
     }
 

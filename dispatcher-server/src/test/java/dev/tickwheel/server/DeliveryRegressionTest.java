@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.cluster.WholeClusterMember;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
@@ -200,6 +201,7 @@ class DeliveryRegressionTest {
         first.close();
         // A claim the crash caught before the call was marked started: claimed in the store, never called.
         try (JdbcStores stores = JdbcStores.open(url())) {
+            WholeClusterMember.join(stores.cluster()); // the crashed server held the shards when it claimed
             id = stores.instances().insertInstance(new NewInstance(777_001L, jobId, T0, null)).id();
             assertEquals(1, stores.instances().claimBatch(List.of(id), T0).size());
         }

@@ -1,7 +1,22 @@
 package dev.tickwheel.server;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
+import dev.tickwheel.time.ScheduleSpec;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
 
 /**
  * The engine on PostgreSQL ({@code TICKWHEEL_TEST_PG_URL}, default {@code 127.0.0.1:5432/test}), each test in a schema
@@ -20,5 +35,37 @@ class PostgresTickwheelServerTest extends AbstractTickwheelServerTest {
     @Override
     void dropStore() throws SQLException {
         database.dropSchema();
+    }
+
+    @Test
+    void secondServer_sameStore_joinsTheCluster_sharesTheShards_andRunsAskedOfItAreDispatched() {
+        Set<Long> ranOnSecond = ConcurrentHashMap.newKeySet();
+        try (TickwheelServer second = TickwheelServer.builder().jdbcUrl(url)
+                .handler("count", ctx -> ranOnSecond.add(ctx.instanceId()))
+                .build().start()) {
+            assertNotEquals(server.nodeId(), second.nodeId(), "each member leases its own node id");
+            Await.until(() -> "both members hold shards: " + server.leases().heldShards().size() + " + "
+                    + second.leases().heldShards().size(), WAIT, () -> !server.leases().heldShards().isEmpty()
+                    && !second.leases().heldShards().isEmpty()
+                    && server.leases().heldShards().size() + second.leases().heldShards().size() == 256);
+            Set<Integer> overlap = new HashSet<>(server.leases().heldShards());
+            overlap.retainAll(second.leases().heldShards());
+            assertEquals(Set.of(), overlap, "no shard held by both");
+
+            // Jobs and runs created through the second member; whichever member owns a job's shard runs it.
+            List<Long> runs = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                Job job = second.jobs().create(JobSpec.of("job " + i, ScheduleSpec.api(), Target.handler("count")));
+                runs.add(second.jobs().run(job.id(), 0, null).id());
+            }
+            for (long id : runs) {
+                Instance done = awaitStatus(id, InstanceStatus.SUCCEEDED);
+                int owner = second.leases().shardOf(done.jobId());
+                assertEquals(second.leases().heldShards().contains(owner) ? second.nodeId() : server.nodeId(),
+                        done.claimNode(), "claimed by the owner of shard " + owner);
+            }
+            assertTrue(calls("count") > 0 && !ranOnSecond.isEmpty(),
+                    "both members ran some: first " + calls("count") + ", second " + ranOnSecond.size());
+        }
     }
 }

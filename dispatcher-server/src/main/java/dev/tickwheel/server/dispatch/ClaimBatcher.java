@@ -98,12 +98,16 @@ final class ClaimBatcher implements AutoCloseable {
         }
         List<Admitted> lost = new ArrayList<>();
         List<Admitted> atMostOnce = new ArrayList<>();
+        Map<Long, Instance> atMostOnceRows = new HashMap<>();
         for (Admitted admitted : batch) {
-            Instance instance = claimed.get(admitted.instanceId());
+            // remove: an instance admitted twice (two timers raced, e.g. a sweep and an arm) is claimed once, and
+            // only its first admission gets the call; the second is a lost claim like any other.
+            Instance instance = claimed.remove(admitted.instanceId());
             if (instance == null) {
                 lost.add(admitted);
             } else if (admitted.job().delivery().guarantee() == DeliveryPolicy.Guarantee.AT_MOST_ONCE) {
                 atMostOnce.add(admitted);
+                atMostOnceRows.put(instance.id(), instance);
             } else {
                 calls.start(instance, admitted);
             }
@@ -112,7 +116,7 @@ final class ClaimBatcher implements AutoCloseable {
             notClaimed.notClaimed(lost, false); // cancelled, finished or claimed elsewhere
         }
         if (!atMostOnce.isEmpty()) {
-            startAtMostOnce(atMostOnce, claimed, now);
+            startAtMostOnce(atMostOnce, atMostOnceRows, now);
         }
     }
 

@@ -140,11 +140,15 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     /**
      * Puts a WAITING instance on the wheel for its trigger time (now if that has passed). Arming an instance that is
-     * already on the wheel does nothing: the store row is the truth, the wheel entry only a reminder.
+     * already on the wheel, or has fired and waits for its claim, does nothing: the store row is the truth, the wheel
+     * entry only a reminder.
      *
      * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
     public void arm(long instanceId, long jobId, Instant triggerTime) {
+        if (inHand.contains(instanceId)) {
+            return; // fired and on its way to its claim: another timer would only admit it twice
+        }
         // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;

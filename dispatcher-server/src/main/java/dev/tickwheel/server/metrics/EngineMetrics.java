@@ -1,12 +1,14 @@
 package dev.tickwheel.server.metrics;
 
 import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import dev.tickwheel.timer.TimerStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
@@ -29,7 +31,17 @@ import java.util.function.ToDoubleFunction;
  *       recorded; fired instances waiting for a call slot</td></tr>
  *   <tr><td>{@code tickwheel_loader_runs_total}, {@code tickwheel_loader_failures_total}</td><td>loader passes</td></tr>
  *   <tr><td>{@code tickwheel_loader_duration_seconds_count|sum}</td><td>loader passes and the time they took</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_shards_held}, {@code tickwheel_cluster_shards_draining}</td><td>shards this
+ *       member acts on; shards it is handing over</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_lease_renew_seconds}</td><td>lease renewals and how long each took</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_lease_renew_failures_total}</td><td>renewals that failed</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_lease_age_seconds}</td><td>since the last successful renewal was sent</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_takeovers_total}</td><td>shards acquired that another member had held</td></tr>
+ *   <tr><td>{@code tickwheel_cluster_shards_released_total}</td><td>shards handed over after draining</td></tr>
  * </table>
+ *
+ * <p>Claims and calls refused by the shard fence are counted by {@link DispatchMetrics}
+ * ({@code tickwheel_cluster_fenced_total}).
  *
  * <p>Thread-safe (stateless; the engine's accessors are thread-safe).
  *
@@ -63,6 +75,29 @@ public final class EngineMetrics {
         FunctionTimer.builder("tickwheel.loader.duration", engine, e -> e.loaderStats().runs(),
                         e -> e.loaderTotalTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("time spent in loader passes").register(registry);
+        bindCluster(registry, engine.leases());
+    }
+
+    private static void bindCluster(MeterRegistry registry, LeaseKeeper leases) {
+        Gauge.builder("tickwheel.cluster.shards.held", leases, l -> l.stats().shardsHeld())
+                .description("shards this member holds and acts on").register(registry);
+        Gauge.builder("tickwheel.cluster.shards.draining", leases, l -> l.stats().shardsDraining())
+                .description("shards this member is handing over to another (renewed, not acted on)")
+                .register(registry);
+        Timer renew = Timer.builder("tickwheel.cluster.lease.renew")
+                .description("lease renewals (node row and every held lease, one transaction) and their latency")
+                .register(registry);
+        leases.onRenewLatency(nanos -> renew.record(nanos, TimeUnit.NANOSECONDS));
+        FunctionCounter.builder("tickwheel.cluster.lease.renew.failures", leases, l -> l.stats().renewFailures())
+                .description("lease renewals that failed (the database unreachable)").register(registry);
+        Gauge.builder("tickwheel.cluster.lease.age", leases, l -> l.stats().sinceLastRenewNanos() / 1e9)
+                .description("seconds since the last successful renewal was sent; above the lease TTL this member"
+                        + " holds nothing").baseUnit("seconds").register(registry);
+        FunctionCounter.builder("tickwheel.cluster.takeovers", leases, l -> l.stats().takeovers())
+                .description("shards acquired whose lease another member had held (expired or released)")
+                .register(registry);
+        FunctionCounter.builder("tickwheel.cluster.shards.released", leases, l -> l.stats().shardsReleased())
+                .description("shards this member handed over after draining them").register(registry);
     }
 
     private static void bindWheel(MeterRegistry registry, String name, InstanceTimeWheelService wheel,

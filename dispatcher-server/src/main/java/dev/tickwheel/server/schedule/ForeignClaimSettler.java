@@ -95,7 +95,7 @@ public final class ForeignClaimSettler {
             if (page.size() < PAGE) {
                 break;
             }
-            after = page.get(page.size() - 1).id();
+            after = page.get(page.size() - 1).instance().id();
         }
         if (released + interrupted > 0) {
             log.info("claims left by another owner: {} to be made again (same attempt), {} AT_MOST_ONCE calls"

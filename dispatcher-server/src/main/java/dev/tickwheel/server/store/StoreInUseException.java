@@ -1,8 +1,8 @@
 package dev.tickwheel.server.store;
 
 /**
- * Another server already runs on this store. Until cluster mode exists, one server owns a store: a second one would
- * settle the first one's calls in flight and create instances nobody arms.
+ * The store cannot take this server: another server already runs on an H2 store (H2 serves one), or a node id this
+ * server was told to use is held by a live cluster member.
  *
  * <p>Immutable.
  */

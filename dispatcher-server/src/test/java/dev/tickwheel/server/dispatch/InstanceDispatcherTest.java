@@ -127,6 +127,57 @@ class InstanceDispatcherTest {
         return stores.instances().countByStatus().get(status);
     }
 
+    /**
+     * A sweep, a prompt from another member and the member's own arm can all arm one waiting instance at about the same
+     * time, even while its first timer is firing. Each instance must still be called once: the dispatcher skips an
+     * instance that is on the wheel or on its way to its claim, and a claim batch that holds one instance twice
+     * starts one call.
+     */
+    @Test
+    void armedManyTimesFromManyThreadsWhileFiring_eachInstanceIsCalledOnce() throws InterruptedException {
+        start(10_000, 10_000);
+        Job job = webhookJob("dup.test", DeliveryPolicy.DEFAULT);
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            ids.add(stores.instances().insertInstance(new NewInstance(IDS.incrementAndGet(), job.id(), NOW, null))
+                    .id());
+        }
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<Thread> armers = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            boolean ifUnknown = t % 2 == 0;
+            Thread armer = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int round = 0; round < 20; round++) {
+                    for (long id : ids) {
+                        if (ifUnknown) {
+                            dispatcher.armIfUnknown(id, job.id(), NOW);
+                        } else {
+                            dispatcher.arm(id, job.id(), NOW);
+                        }
+                    }
+                }
+            });
+            armer.start();
+            armers.add(armer);
+        }
+        go.countDown();
+        for (Thread armer : armers) {
+            armer.join();
+        }
+        Await.until(() -> "300 calls, have " + target.calls.size(), WAIT, () -> target.calls.size() >= 300);
+        target.calls.forEach(call -> call.result().complete(null));
+        Await.until("300 SUCCEEDED", WAIT, () -> count(InstanceStatus.SUCCEEDED) == 300);
+        Map<Long, Long> callsPerInstance = new java.util.HashMap<>();
+        target.calls.forEach(call -> callsPerInstance.merge(call.context().instanceId(), 1L, Long::sum));
+        assertEquals(300, callsPerInstance.size());
+        callsPerInstance.forEach((id, calls) -> assertEquals(1L, calls, "calls of instance " + id));
+    }
+
     @Test
     void fired_moreThanTheServerLimit_claimsOnlyWhatCanBeCalled_andTheRestWaitsInTheStore() {
         start(2, 100);

@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceTransition;
+import java.sql.SQLException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Clock;
@@ -16,13 +17,15 @@ import java.util.Set;
 
 /**
  * Status changes of many instances in one statement each: the batched claim that returns the claimed rows, the
- * batched call-started mark, and the batched success. Each is the single-row compare-and-set ({@link InstanceSql#CLAIM}, {@link InstanceSql#FINISH})
- * applied to a set of ids ({@code WHERE id = ANY(?) AND status = <from>}): the database moves a row only if it is still in the expected
- * status, under the row's lock, so of any number of racing statements (batched or not, on any node) exactly one
- * moves it, and the statement reports which rows it moved ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE}
- * is not exact under races (see {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own
- * single-row compare-and-set, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so no claim can
- * take it.
+ * batched call-started mark, and the batched success. Each is the single-row compare-and-set ({@link InstanceSql#claim},
+ * {@link InstanceSql#FINISH}, {@link InstanceSql#MARK_CALL_STARTED}) applied to a set of ids
+ * ({@code WHERE id = ANY(?) AND status = <from>}), fenced in the same statement like the single-row form (the claim by
+ * an unexpired lease of this member, the others by the claim's epoch; see {@link InstanceSql}): the database moves a
+ * row only if it is still in the expected status, under the row's lock, so of any number of racing statements
+ * (batched or not, on any node) exactly one moves it, and the statement reports which rows it moved
+ * ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE} is not exact under races (see
+ * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own single-row compare-and-set, sent
+ * as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so no claim can take it.
  *
  * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk's row-by-row
  * batch in one transaction).
@@ -36,12 +39,16 @@ final class BatchTransitions {
     private final InstanceSql sql;
     private final Clock clock;
     private final boolean batchedCasIsExact;
+    private final Fence fence;
+    private final Fence.Binder claimEpochHeld;
 
-    BatchTransitions(TransactionRunner runner, InstanceSql sql, SqlDialect dialect, Clock clock) {
+    BatchTransitions(TransactionRunner runner, InstanceSql sql, SqlDialect dialect, Clock clock, Fence fence) {
         this.runner = runner;
         this.sql = sql;
         this.clock = clock;
         this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
+        this.fence = fence;
+        this.claimEpochHeld = fence.claimEpochHeld();
     }
 
     List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
@@ -63,7 +70,8 @@ final class BatchTransitions {
         return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
                 TransitionBinding.claim(ps, nowMs,
-                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))));
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
+                        fence);
                 List<Instance> claimed = new ArrayList<>(ids.size());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -77,14 +85,14 @@ final class BatchTransitions {
 
     /**
      * The fallback for databases whose multi-row compare-and-set is not exact under races (H2): one single-row
-     * {@link InstanceSql#CLAIM} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
+     * {@link InstanceSql#claim} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
      * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
      * sees the claim.
      */
     private List<Instance> claimRowByRow(List<Long> ids, long nowMs) {
         return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
-            Set<Long> won = RowByRowCas.apply(connection, ids, InstanceSql.CLAIM,
-                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id)));
+            Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
+                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id), fence));
             List<Instance> claimed = new ArrayList<>(won.size());
             if (won.isEmpty()) {
                 return claimed;
@@ -102,22 +110,35 @@ final class BatchTransitions {
     }
 
     /**
-     * Sets the call-started mark of the given rows that are still DISPATCHING. A plain multi-row update: no row is
-     * reported back, so H2's inexact FINAL TABLE is not involved.
+     * Sets the call-started mark of the given rows that are still DISPATCHING under an epoch this member holds, and
+     * returns their ids: a call whose mark was refused must not start.
      */
-    void markCallStarted(Collection<Long> instanceIds, Instant now) {
+    Set<Long> markCallStarted(Collection<Long> instanceIds, Instant now) {
+        long startedMs = now.toEpochMilli();
         List<Long> ids = new ArrayList<>(new TreeSet<>(instanceIds));
+        Set<Long> marked = new HashSet<>();
         for (int from = 0; from < ids.size(); from += InstanceTransitions.CLAIM_CHUNK) {
             List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
-            runner.autoCommit("mark the calls of " + chunk.size() + " instances started", connection -> {
-                try (PreparedStatement ps = connection.prepareStatement(InstanceSql.MARK_CALL_STARTED)) {
-                    ps.setLong(1, now.toEpochMilli());
-                    ps.setArray(2, connection.createArrayOf("bigint", chunk.toArray(new Long[0])));
-                    ps.setString(3, InstanceTransition.CLAIM.to().name());
-                    return ps.executeUpdate();
-                }
-            });
+            marked.addAll(markCallStartedChunk(chunk, startedMs));
         }
+        return marked;
+    }
+
+    private Set<Long> markCallStartedChunk(List<Long> ids, long startedMs) {
+        if (!batchedCasIsExact) {
+            return runner.inTransaction("mark the calls of " + ids.size() + " instances started one by one",
+                    connection -> RowByRowCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED,
+                            (ps, id) -> TransitionBinding.markCallStarted(ps, startedMs, TransitionBinding.id(id),
+                                    claimEpochHeld)));
+        }
+        return runner.autoCommit("mark the calls of " + ids.size() + " instances started", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(sql.markCallStartedAllReturningIds)) {
+                TransitionBinding.markCallStarted(ps, startedMs,
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
+                        claimEpochHeld);
+                return readIds(ps);
+            }
+        });
     }
 
     Set<Long> markAllSucceeded(Collection<Long> instanceIds) {
@@ -139,14 +160,9 @@ final class BatchTransitions {
         return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
                 TransitionBinding.finish(ps, t, null, nowMs,
-                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))));
-                Set<Long> moved = new HashSet<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        moved.add(rs.getLong(1));
-                    }
-                }
-                return moved;
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
+                        claimEpochHeld);
+                return readIds(ps);
             }
         });
     }
@@ -156,6 +172,17 @@ final class BatchTransitions {
         InstanceTransition t = InstanceTransition.SUCCEED;
         return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
                 RowByRowCas.apply(connection, ids, InstanceSql.FINISH,
-                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id))));
+                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
+                                claimEpochHeld)));
+    }
+
+    private static Set<Long> readIds(PreparedStatement ps) throws SQLException {
+        Set<Long> ids = new HashSet<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                ids.add(rs.getLong(1));
+            }
+        }
+        return ids;
     }
 }

@@ -3,14 +3,15 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.store.Shards;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 
 /**
- * Maps a new instance to the parameters of an insert over {@link InstanceSql#INSERT_COLUMNS} and a row of
- * {@link InstanceSql#COLUMNS} back to an instance.
+ * Maps a new instance to the parameters of an insert over {@link InstanceSql#INSERT_COLUMNS} (its shard computed
+ * from its job id, {@link Shards#of}) and a row of {@link InstanceSql#COLUMNS} back to an instance.
  *
  * <p>Stateless; thread-safe.
  */
@@ -25,17 +26,17 @@ final class InstanceRowMapper {
      * @param scheduled true for an instance that fills a schedule slot (its expected trigger time), false for an
      *                  on-demand run, which fills none
      */
-    static void bindInsert(PreparedStatement ps, NewInstance instance, boolean scheduled, long nowMs)
+    static void bindInsert(PreparedStatement ps, NewInstance instance, boolean scheduled, long nowMs, int shardCount)
             throws SQLException {
-        bindInsert(ps, 0, instance, scheduled, nowMs);
+        bindInsert(ps, 0, instance, scheduled, nowMs, shardCount);
     }
 
     /**
-     * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long)}, into parameters {@code offset + 1} to
-     * {@code offset + 12}: one row of a multi-row insert.
+     * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long, int)}, into parameters {@code offset + 1}
+     * to {@code offset + 13}: one row of a multi-row insert.
      */
-    static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs)
-            throws SQLException {
+    static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
+                           int shardCount) throws SQLException {
         long triggerMs = instance.expectedTriggerTime().toEpochMilli();
         ps.setLong(offset + 1, instance.id());
         ps.setLong(offset + 2, instance.jobId());
@@ -49,14 +50,16 @@ final class InstanceRowMapper {
         JdbcValues.setLong(ps, offset + 10, null);
         ps.setLong(offset + 11, nowMs);
         ps.setLong(offset + 12, nowMs);
+        ps.setInt(offset + 13, Shards.of(instance.jobId(), shardCount));
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
-    static Instance inserted(NewInstance instance, boolean scheduled, long nowMs) {
+    static Instance inserted(NewInstance instance, boolean scheduled, long nowMs, int shardCount) {
         Instant trigger = Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli());
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? trigger : null,
-                trigger, null, 0, null, instance.params(), null, now, now);
+                trigger, null, 0, null, instance.params(), null, now, now, Shards.of(instance.jobId(), shardCount),
+                -1, 0);
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -73,6 +76,9 @@ final class InstanceRowMapper {
                 rs.getString("params"),
                 JdbcValues.getInstant(rs, "call_started_at_ms"),
                 JdbcValues.getInstant(rs, "created_at_ms"),
-                JdbcValues.getInstant(rs, "updated_at_ms"));
+                JdbcValues.getInstant(rs, "updated_at_ms"),
+                rs.getInt("shard"),
+                rs.getInt("claim_node"),
+                rs.getLong("claim_epoch"));
     }
 }

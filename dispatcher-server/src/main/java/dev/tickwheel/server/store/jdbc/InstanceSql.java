@@ -1,26 +1,65 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * The SQL text of the instance store. Statements that differ between databases are built once from a
- * {@link SqlDialect}; the rest are the same on H2 and PostgreSQL. Parameter order is documented per statement.
+ * The SQL text of the instance store. Statements that differ between databases, or that read the lease clock, are
+ * built once from a {@link SqlDialect}; the rest are the same on H2 and PostgreSQL. Parameter order is documented
+ * per statement.
  *
  * <p>Every status change names the status it expects ({@code AND status = ?}): that is the compare-and-set.
+ *
+ * <p><b>Fencing.</b> The claim and every settle of a claimed row also name the shard lease they need, in the same
+ * statement, as an {@code EXISTS} over the row's lease ({@code l.shard = tw_instance.shard}, the lease's primary
+ * key). Being one statement, the check and the change cannot be separated by a pause of this member:
+ * <ul>
+ *   <li>{@link #leaseHeld} (the claim): this session holds the row's shard, unexpired by the database's clock. The
+ *       claim copies the lease's node and epoch into the row ({@code claim_node}, {@code claim_epoch}) from the
+ *       same lease row. Safe because another member can take the shard only once the lease has expired, or was
+ *       released, by the same clock; so a claim made while the lease was unexpired was made before any takeover,
+ *       and carries the epoch a takeover then outdates.</li>
+ *   <li>{@link #CLAIM_EPOCH_HELD} (success, failure, retry, release, interruption, the call-started mark): this
+ *       session still holds the row's shard <em>under the epoch the row was claimed under</em>, expired or not. The
+ *       epoch changes whenever the shard changes hands, so after a takeover nothing of the old claimant's applies,
+ *       and the new owner settles the row ({@link #shardTakenOver}). There is deliberately no expiry check: an
+ *       expired lease that nobody took is still exclusively this member's (any taker would have bumped the epoch),
+ *       and this member may renew it; refusing the settle for the expiry alone would strand the row DISPATCHING
+ *       under this member's own epoch, which no other member would ever release (it is not foreign to anyone until
+ *       a takeover), while settling it changes nothing anyone else relies on.</li>
+ *   <li>{@link #shardTakenOver} (a foreign claim's release or interruption): the row is still DISPATCHING under the
+ *       given epoch, and this session holds the row's shard, unexpired, under another epoch, so the claimant has
+ *       lost it.</li>
+ * </ul>
+ * Cancel, skip and a deleted job's cancel-all are not fenced: they move only WAITING rows, which any member may
+ * cancel; the status compare-and-set alone keeps them from racing a claim.
+ *
+ * <p>On PostgreSQL (READ COMMITTED) the {@code EXISTS} reads the lease as of the statement's start, and the clock
+ * ({@code clock_timestamp()}) when it evaluates; a takeover needs the lease expired by that same clock, so a
+ * takeover after expiry cannot slip under a claim. A <em>release</em> (or a renewal with a shorter TTL) committed
+ * while a claim statement of the releasing member is already running is not seen by that statement: the claim then
+ * records the released epoch, its settles are refused, and the shard's next owner finds it as a foreign claim.
+ * Members drain their calls before releasing (see {@code ShardListener#drained}), which keeps claims out of that
+ * window.
  *
  * <p>Immutable; thread-safe.
  */
 final class InstanceSql {
 
+    /** Columns an insert writes. */
     static final List<String> INSERT_COLUMNS = List.of("id", "job_id", "status", "scheduled_trigger_time_ms",
             "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
-            "created_at_ms", "updated_at_ms");
+            "created_at_ms", "updated_at_ms", "shard");
 
-    static final String COLUMNS = String.join(", ", INSERT_COLUMNS);
+    /** Columns a read returns: the inserted ones and the claim's lease. */
+    static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch"));
 
-    /** Parameters: the 12 {@link #INSERT_COLUMNS} in order. */
-    static final String INSERT = "INSERT INTO tw_instance (" + COLUMNS + ")"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    static final String COLUMNS = String.join(", ", READ_COLUMNS);
+
+    /** Parameters: the 13 {@link #INSERT_COLUMNS} in order. */
+    static final String INSERT = "INSERT INTO tw_instance (" + String.join(", ", INSERT_COLUMNS) + ") VALUES ("
+            + INSERT_COLUMNS.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
 
     /**
      * Parameters: new next trigger, job id, expected next trigger, expected version. The job's compare-and-set; it
@@ -48,38 +87,59 @@ final class InstanceSql {
     /** Parameters: job id. Locks the job row so a concurrent delete cannot leave this instance behind. */
     static final String LOCK_JOB = "SELECT id FROM tw_job WHERE id = ? FOR UPDATE";
 
-    /** Parameters: to, actual trigger, updated at, id, from. */
-    static final String CLAIM = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
-            + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ? AND status = ?";
+    /**
+     * The settle fence (see the class comment). Parameters: session. The lease is found by its primary key; no
+     * expiry check, on purpose.
+     */
+    static final String CLAIM_EPOCH_HELD = " AND EXISTS (SELECT 1 FROM tw_shard_lease l"
+            + " WHERE l.shard = tw_instance.shard AND l.owner_session = ? AND l.epoch = tw_instance.claim_epoch)";
 
-    /** Parameters: to, actual trigger, updated at, ids (BIGINT array), from. Wrapped to return the claimed rows. */
-    static final String CLAIM_ALL = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
-            + " actual_trigger_time_ms = ?, updated_at_ms = ? WHERE id = ANY(?) AND status = ?";
+    /**
+     * The claim: status, attempt, times, and the node and epoch of this member's lease of the row's shard, the row
+     * {@link #leaseHeld} checks (the same statement reads it once per snapshot). Naming the owner here too is not
+     * needed for correctness; it makes PostgreSQL look the lease up by its primary key per row instead of scanning
+     * the lease table per row.
+     */
+    private static final String CLAIM_SET = "UPDATE tw_instance SET status = ?, attempt = attempt + 1,"
+            + " actual_trigger_time_ms = ?, updated_at_ms = ?,"
+            + " (claim_node, claim_epoch) = (SELECT l.owner_node, l.epoch FROM tw_shard_lease l"
+            + " WHERE l.shard = tw_instance.shard AND l.owner_session = ?)";
 
-    /** Parameters: to, error (null to clear), updated at, id, from. Succeed and fail. */
+    /** Parameters: to, error (null to clear), updated at, id, from, session. Succeed, fail and interrupt. */
     static final String FINISH = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
+            + " WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
+
+    /**
+     * Parameters: to, error (null to clear), updated at, ids (BIGINT array), from, session. Wrapped to return the
+     * ids.
+     */
+    static final String FINISH_ALL = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
+            + " WHERE id = ANY(?) AND status = ?" + CLAIM_EPOCH_HELD;
+
+    /** Parameters: to, reason, updated at, id, from. Skip: WAITING → CANCELLED, unfenced like a cancel. */
+    static final String SKIP = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
             + " WHERE id = ? AND status = ?";
 
-    /** Parameters: to, error (null to clear), updated at, ids (BIGINT array), from. Wrapped to return the ids. */
-    static final String FINISH_ALL = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
-            + " WHERE id = ANY(?) AND status = ?";
-
-    /** Parameters: to, expected trigger, error, updated at, id, from. */
+    /** Parameters: to, expected trigger, error, updated at, id, from, session. */
     static final String RETRY = "UPDATE tw_instance SET status = ?, expected_trigger_time_ms = ?, error = ?,"
-            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?";
+            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
 
-    /** Parameters: to, updated at, id, from. The claim undone: the same attempt is claimed again. */
+    /** Parameters: to, updated at, id, from, session. The claim undone: the same attempt is claimed again. */
     static final String RELEASE = "UPDATE tw_instance SET status = ?, attempt = attempt - 1,"
-            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?";
+            + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
 
-    /** Parameters: call started at, ids (BIGINT array), status. */
+    /** Parameters: call started at, id, status, session. */
     static final String MARK_CALL_STARTED = "UPDATE tw_instance SET call_started_at_ms = ?"
-            + " WHERE id = ANY(?) AND status = ?";
+            + " WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
 
-    /** Parameters: to, updated at, id, from. */
+    /** Parameters: call started at, ids (BIGINT array), status, session. Wrapped to return the ids. */
+    static final String MARK_CALL_STARTED_ALL = "UPDATE tw_instance SET call_started_at_ms = ?"
+            + " WHERE id = ANY(?) AND status = ?" + CLAIM_EPOCH_HELD;
+
+    /** Parameters: to, updated at, id, from. Unfenced: any member may cancel a waiting row. */
     static final String CANCEL = "UPDATE tw_instance SET status = ?, updated_at_ms = ? WHERE id = ? AND status = ?";
 
-    /** Parameters: to, updated at, job id, from. Wrapped to return the cancelled ids. */
+    /** Parameters: to, updated at, job id, from. Wrapped to return the cancelled ids. Unfenced, as a cancel. */
     static final String CANCEL_ALL_OF_JOB = "UPDATE tw_instance SET status = ?, updated_at_ms = ?"
             + " WHERE job_id = ? AND status = ?";
 
@@ -96,9 +156,19 @@ final class InstanceSql {
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
 
-    /** Parameters: status, afterId, limit. Served by the (status, id) index. */
-    static final String SELECT_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
-            + " WHERE status = ? AND id > ? ORDER BY id LIMIT ?";
+    /**
+     * Parameters: shards (an INTEGER array), status, afterId, limit. Served per shard by the (shard, status, id)
+     * index, or, for many shards, by the (status, id) index filtered by shard; the planner picks.
+     */
+    static final String SELECT_OF_SHARDS_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
+            + " WHERE shard = ANY(?) AND status = ? AND id > ? ORDER BY id LIMIT ?";
+
+    /**
+     * Parameters: shards (an INTEGER array), status, due by, afterId, limit. The sweep; served by the (shard,
+     * status, expected_trigger_time_ms) index.
+     */
+    static final String SELECT_OF_SHARDS_IN_STATUS_DUE = "SELECT " + COLUMNS + " FROM tw_instance"
+            + " WHERE shard = ANY(?) AND status = ? AND expected_trigger_time_ms <= ? AND id > ? ORDER BY id LIMIT ?";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_instance WHERE id = ANY(?)";
@@ -106,19 +176,66 @@ final class InstanceSql {
     /** No parameters. */
     static final String COUNT_BY_STATUS = "SELECT status, COUNT(*) AS n FROM tw_instance GROUP BY status";
 
-    final String insertScheduledIfAbsent;
-    final String cancelAllOfJobReturningIds;
-    /** {@link #CLAIM_ALL} returning every {@link #COLUMNS} of the claimed rows. */
+    /**
+     * The claim fence (see the class comment). Parameters: session, now. The lease is found by its primary key.
+     */
+    final String leaseHeld;
+    /**
+     * The foreign-claim fence (see the class comment). Parameters: session, now.
+     */
+    final String shardTakenOver;
+    /**
+     * Parameters: to, actual trigger, updated at, session, id, from, session, now. The single-row claim (H2's row by
+     * row).
+     */
+    final String claim;
+    /**
+     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), from, session, now; returns the rows.
+     */
     final String claimAllReturningRows;
     /** {@link #FINISH_ALL} returning the ids it moved. */
     final String finishAllReturningIds;
+    /** {@link #MARK_CALL_STARTED_ALL} returning the ids it marked. */
+    final String markCallStartedAllReturningIds;
+    /**
+     * Parameters: to, updated at, id, from, claim epoch, session, now. A foreign claim back to WAITING as the same
+     * attempt.
+     */
+    final String releaseForeign;
+    /** Parameters: to, reason, updated at, id, from, claim epoch, session, now. A foreign claim interrupted. */
+    final String interruptForeign;
+    /**
+     * Parameters: now, session, now, status, afterId, limit. The DISPATCHING rows of the shards this session holds,
+     * claimed under another epoch, with the lease's acquisition time and the database's now. Served by the (shard,
+     * status, id) index, once per held lease.
+     */
+    final String selectForeignClaims;
+    final String insertScheduledIfAbsent;
+    final String cancelAllOfJobReturningIds;
 
     InstanceSql(SqlDialect dialect) {
+        String now = new DatabaseClock(dialect, null).sql();
+        leaseHeld = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
+                + " AND l.owner_session = ? AND l.expires_at_ms > " + now + ")";
+        shardTakenOver = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
+                + " AND l.owner_session = ? AND l.epoch <> tw_instance.claim_epoch AND l.expires_at_ms > " + now + ")";
+        claim = CLAIM_SET + " WHERE id = ? AND status = ?" + leaseHeld;
+        claimAllReturningRows = dialect.updateReturning(CLAIM_SET + " WHERE id = ANY(?) AND status = ?" + leaseHeld,
+                COLUMNS);
+        finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);
+        markCallStartedAllReturningIds = dialect.updateReturningIds(MARK_CALL_STARTED_ALL);
+        releaseForeign = "UPDATE tw_instance SET status = ?, attempt = attempt - 1, call_started_at_ms = NULL,"
+                + " updated_at_ms = ? WHERE id = ? AND status = ? AND claim_epoch = ?" + shardTakenOver;
+        interruptForeign = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
+                + " WHERE id = ? AND status = ? AND claim_epoch = ?" + shardTakenOver;
+        selectForeignClaims = "SELECT " + READ_COLUMNS.stream().map(c -> "i." + c).collect(Collectors.joining(", "))
+                + ", l.acquired_at_ms AS lease_acquired_at_ms, " + now + " AS db_now_ms"
+                + " FROM tw_shard_lease l JOIN tw_instance i ON i.shard = l.shard"
+                + " WHERE l.owner_session = ? AND l.expires_at_ms > " + now
+                + " AND i.status = ? AND i.claim_epoch <> l.epoch AND i.id > ? ORDER BY i.id LIMIT ?";
         insertScheduledIfAbsent = dialect.insertIfAbsent(
                 "tw_instance", INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"));
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
-        claimAllReturningRows = dialect.updateReturning(CLAIM_ALL, COLUMNS);
-        finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);
     }
 
     /**
@@ -133,5 +250,11 @@ final class InstanceSql {
             sql.append("status = ? AND ");
         }
         return sql.append("id > ? ORDER BY id LIMIT ?").toString();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
     }
 }

@@ -13,7 +13,8 @@ import java.util.Objects;
  * The instance status changes, each one compare-and-set statement in auto-commit mode: the row changes only if its
  * status is still the transition's {@link InstanceTransition#from()}, so of any number of racing callers at most
  * one succeeds, on any number of nodes. Statuses are bound from {@link InstanceTransition}, the one table of legal
- * moves.
+ * moves. The settles of a claimed row (fail, interrupt, retry, release) are fenced by the claim's epoch in the same
+ * statement ({@link InstanceSql#CLAIM_EPOCH_HELD}); cancel and skip, which move only WAITING rows, are not.
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  *
@@ -33,37 +34,38 @@ final class InstanceTransitions {
     private static final int CANCEL_ATTEMPTS = 3;
 
     private final TransactionRunner runner;
-    private final InstanceSql sql;
     private final Clock clock;
+    private final Fence.Binder claimEpochHeld;
 
-    InstanceTransitions(TransactionRunner runner, InstanceSql sql, Clock clock) {
+    InstanceTransitions(TransactionRunner runner, Clock clock, Fence fence) {
         this.runner = runner;
-        this.sql = sql;
         this.clock = clock;
+        this.claimEpochHeld = fence.claimEpochHeld();
     }
 
     boolean markFailed(long instanceId, String error) {
-        return finish(InstanceTransition.FAIL, instanceId, error);
+        return finish(InstanceTransition.FAIL, InstanceSql.FINISH, instanceId, error, claimEpochHeld);
     }
 
     boolean markInterrupted(long instanceId, String reason) {
-        return finish(InstanceTransition.INTERRUPT, instanceId, reason);
+        return finish(InstanceTransition.INTERRUPT, InstanceSql.FINISH, instanceId, reason, claimEpochHeld);
     }
 
     /** WAITING → CANCELLED with a reason: the same statement shape as a finish (status, error, updated at). */
     boolean skip(long instanceId, String reason) {
-        return finish(InstanceTransition.SKIP, instanceId, reason);
+        return finish(InstanceTransition.SKIP, InstanceSql.SKIP, instanceId, reason, Fence.NONE);
     }
 
     boolean release(long instanceId) {
-        return move(InstanceTransition.RELEASE, InstanceSql.RELEASE, instanceId);
+        return move(InstanceTransition.RELEASE, InstanceSql.RELEASE, instanceId, claimEpochHeld);
     }
 
-    private boolean finish(InstanceTransition t, long instanceId, String error) {
+    private boolean finish(InstanceTransition t, String statement, long instanceId, String error,
+                           Fence.Binder fence) {
         long nowMs = clock.millis();
         return runner.autoCommit(t + " instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.FINISH)) {
-                TransitionBinding.finish(ps, t, truncate(error), nowMs, TransitionBinding.id(instanceId));
+            try (PreparedStatement ps = connection.prepareStatement(statement)) {
+                TransitionBinding.finish(ps, t, truncate(error), nowMs, TransitionBinding.id(instanceId), fence);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -74,7 +76,8 @@ final class InstanceTransitions {
         long nowMs = clock.millis();
         return runner.autoCommit("retry instance " + instanceId, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RETRY)) {
-                TransitionBinding.retry(ps, nextTriggerTime.toEpochMilli(), truncate(error), nowMs, instanceId);
+                TransitionBinding.retry(ps, nextTriggerTime.toEpochMilli(), truncate(error), nowMs, instanceId,
+                        claimEpochHeld);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -102,15 +105,15 @@ final class InstanceTransitions {
     }
 
     private boolean cancelIfWaiting(long instanceId) {
-        return move(InstanceTransition.CANCEL, InstanceSql.CANCEL, instanceId);
+        return move(InstanceTransition.CANCEL, InstanceSql.CANCEL, instanceId, Fence.NONE);
     }
 
-    /** A transition whose statement takes (to, updated at, id, from). */
-    private boolean move(InstanceTransition t, String statement, long instanceId) {
+    /** A transition whose statement takes (to, updated at, id, from), then the fence. */
+    private boolean move(InstanceTransition t, String statement, long instanceId, Fence.Binder fence) {
         long nowMs = clock.millis();
         return runner.autoCommit(t + " instance " + instanceId, connection -> {
             try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(instanceId));
+                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(instanceId), fence);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -127,7 +130,8 @@ final class InstanceTransitions {
         });
     }
 
-    private static String truncate(String error) {
+    /** {@code error} cut to {@link #MAX_ERROR_LENGTH} characters. */
+    static String truncate(String error) {
         return error == null || error.length() <= MAX_ERROR_LENGTH ? error : error.substring(0, MAX_ERROR_LENGTH);
     }
 }

@@ -5,6 +5,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.store.AdvanceResult;
+import dev.tickwheel.server.store.ForeignClaim;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
@@ -26,10 +27,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * {@link InstanceStore} over JDBC, for H2 and PostgreSQL: creation and reads here, status changes in
- * {@link InstanceTransitions}.
+ * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
+ * here, status changes in {@link InstanceTransitions} and {@link BatchTransitions}, inherited claims in
+ * {@link ForeignClaimStatements}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -42,15 +45,19 @@ final class JdbcInstanceStore implements InstanceStore {
     private final InstanceTransitions transitions;
     private final BatchTransitions batchTransitions;
     private final PageInstanceCreation pageCreation;
+    private final ForeignClaimStatements foreignClaims;
+    private final int shardCount;
 
-    JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock) {
+    JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount, Fence fence) {
         this.runner = runner;
         this.sql = new InstanceSql(dialect);
         this.clock = clock;
+        this.shardCount = shardCount;
         this.duplicateIds = new DuplicateIds(runner, "instance", InstanceSql.SELECT_EXISTING_IDS);
-        this.transitions = new InstanceTransitions(runner, sql, clock);
-        this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock);
-        this.pageCreation = new PageInstanceCreation(sql, dialect);
+        this.transitions = new InstanceTransitions(runner, clock, fence);
+        this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock, fence);
+        this.pageCreation = new PageInstanceCreation(sql, dialect, shardCount);
+        this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
     }
 
     @Override
@@ -161,7 +168,7 @@ final class JdbcInstanceStore implements InstanceStore {
         int[] counts;
         try (PreparedStatement ps = connection.prepareStatement(sql.insertScheduledIfAbsent)) {
             for (NewInstance instance : instances) {
-                InstanceRowMapper.bindInsert(ps, instance, true, nowMs);
+                InstanceRowMapper.bindInsert(ps, instance, true, nowMs, shardCount);
                 ps.addBatch();
             }
             counts = ps.executeBatch();
@@ -197,7 +204,7 @@ final class JdbcInstanceStore implements InstanceStore {
                     }
                 }
                 try (PreparedStatement ps = connection.prepareStatement(InstanceSql.INSERT)) {
-                    InstanceRowMapper.bindInsert(ps, instance, false, nowMs);
+                    InstanceRowMapper.bindInsert(ps, instance, false, nowMs, shardCount);
                     ps.executeUpdate();
                 }
                 return null;
@@ -205,7 +212,7 @@ final class JdbcInstanceStore implements InstanceStore {
         } catch (StoreException e) {
             throw duplicateIds.translate(e, List.of(instance.id()));
         }
-        return InstanceRowMapper.inserted(instance, false, nowMs);
+        return InstanceRowMapper.inserted(instance, false, nowMs, shardCount);
     }
 
     @Override
@@ -239,8 +246,8 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public void markCallStarted(Collection<Long> instanceIds, Instant now) {
-        batchTransitions.markCallStarted(instanceIds, now);
+    public Set<Long> markCallStarted(Collection<Long> instanceIds, Instant now) {
+        return batchTransitions.markCallStarted(instanceIds, now);
     }
 
     @Override
@@ -290,25 +297,42 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public List<Instance> findWaiting(long afterId, int limit) {
-        return findInStatus(InstanceStatus.WAITING, afterId, limit);
-    }
-
-    @Override
-    public List<Instance> findDispatching(long afterId, int limit) {
-        return findInStatus(InstanceStatus.DISPATCHING, afterId, limit);
-    }
-
-    private List<Instance> findInStatus(InstanceStatus status, long afterId, int limit) {
+    public List<Instance> findWaiting(Collection<Integer> shards, Instant dueBy, long afterId, int limit) {
         QueryLimits.checkPageSize(limit);
-        return runner.autoCommit("find " + status + " instances", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_IN_STATUS)) {
-                ps.setString(1, status.name());
-                ps.setLong(2, afterId);
-                ps.setInt(3, limit);
+        Integer[] shardArray = new TreeSet<>(shards).toArray(new Integer[0]);
+        if (shardArray.length == 0) {
+            return List.of();
+        }
+        return runner.autoCommit("find waiting instances of " + shardArray.length + " shards", connection -> {
+            String statement = dueBy == null ? InstanceSql.SELECT_OF_SHARDS_IN_STATUS
+                    : InstanceSql.SELECT_OF_SHARDS_IN_STATUS_DUE;
+            try (PreparedStatement ps = connection.prepareStatement(statement)) {
+                int i = 1;
+                ps.setArray(i++, connection.createArrayOf("integer", shardArray));
+                ps.setString(i++, InstanceStatus.WAITING.name());
+                if (dueBy != null) {
+                    ps.setLong(i++, dueBy.toEpochMilli());
+                }
+                ps.setLong(i++, afterId);
+                ps.setInt(i, limit);
                 return readAll(ps);
             }
         });
+    }
+
+    @Override
+    public List<ForeignClaim> findForeignClaims(long afterId, int limit) {
+        return foreignClaims.find(afterId, limit);
+    }
+
+    @Override
+    public boolean releaseForeign(long instanceId, long claimEpoch) {
+        return foreignClaims.release(instanceId, claimEpoch);
+    }
+
+    @Override
+    public boolean interruptForeign(long instanceId, long claimEpoch, String reason) {
+        return foreignClaims.interrupt(instanceId, claimEpoch, reason);
     }
 
     @Override

@@ -23,7 +23,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * {@link JobStore} over JDBC, for H2 and PostgreSQL.
+ * {@link JobStore} over JDBC, for H2 and PostgreSQL. Every insert writes the job's shard
+ * ({@link dev.tickwheel.server.store.Shards}); the loaders' query reads only the shards asked for. Deleting a job
+ * cancels its waiting instances unfenced: any member may cancel a WAITING row.
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -34,8 +36,10 @@ final class JdbcJobStore implements JobStore {
     private final boolean batchedCasIsExact;
     private final Clock clock;
     private final DuplicateIds duplicateIds;
+    private final int shardCount;
 
-    JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock) {
+    JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount) {
+        this.shardCount = shardCount;
         this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
         this.runner = runner;
         this.instanceSql = new InstanceSql(dialect);
@@ -60,7 +64,7 @@ final class JdbcJobStore implements JobStore {
             runner.inTransaction("insert " + jobs.size() + " job(s)", connection -> {
                 try (PreparedStatement ps = connection.prepareStatement(JobSql.INSERT)) {
                     for (NewJob job : jobs) {
-                        JobRowMapper.bindInsert(ps, job, nowMs);
+                        JobRowMapper.bindInsert(ps, job, nowMs, shardCount);
                         ps.addBatch();
                     }
                     ps.executeBatch();
@@ -119,10 +123,10 @@ final class JdbcJobStore implements JobStore {
         if (!batchedCasIsExact) {
             List<Long> waiting = selectIds(connection, jobId, t.from());
             ids.addAll(RowByRowCas.apply(connection, waiting, InstanceSql.CANCEL,
-                    (ps, id) -> TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(id))));
+                    (ps, id) -> TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(id), Fence.NONE)));
         } else {
             try (PreparedStatement ps = connection.prepareStatement(instanceSql.cancelAllOfJobReturningIds)) {
-                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(jobId));
+                TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(jobId), Fence.NONE);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getLong(1));
@@ -197,9 +201,13 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
-    public List<Job> findDue(Instant until, DueJobCursor after, int limit) {
+    public List<Job> findDue(Instant until, DueJobCursor after, int limit, java.util.Collection<Integer> shards) {
         Objects.requireNonNull(until, "until");
         QueryLimits.checkPageSize(limit);
+        Integer[] shardArray = new java.util.TreeSet<>(shards).toArray(new Integer[0]);
+        if (shardArray.length == 0) {
+            return List.of();
+        }
         return runner.autoCommit("find due jobs", connection -> {
             String sql = after == null ? JobSql.SELECT_DUE_FIRST : JobSql.SELECT_DUE_AFTER;
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
@@ -212,6 +220,7 @@ final class JdbcJobStore implements JobStore {
                     ps.setLong(i++, cursorMs);
                     ps.setLong(i++, after.jobId());
                 }
+                ps.setArray(i++, connection.createArrayOf("integer", shardArray));
                 ps.setInt(i, limit);
                 return readAll(ps);
             }

@@ -1,12 +1,14 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How {@link JdbcStores#open(JdbcStoreConfig)} connects: the database URL, credentials, pool sizing and the clock
- * that stamps created/updated times.
+ * How {@link JdbcStores#open(JdbcStoreConfig)} connects: the database URL, credentials, pool sizing, the clock
+ * that stamps created/updated times, and who the opened store is as a cluster member (its session, and in tests the
+ * clock its leases are judged by).
  *
  * <p>Immutable.
  *
@@ -17,9 +19,15 @@ import java.util.Objects;
  * @param connectionTimeout longest wait for a pooled connection before a call fails
  * @param poolName          name of the pool and prefix of its threads
  * @param clock             stamps createdAt/updatedAt
+ * @param session           the member's session, its fence token (see
+ *                          {@link dev.tickwheel.server.store.ClusterStore#session()}): positive, or 0 (the default)
+ *                          for a fresh random one drawn at each {@link JdbcStores#open}, so that two stores opened
+ *                          from one config are still two members
+ * @param leaseClock        for tests only: the clock every lease and fence statement judges time by instead of the
+ *                          database's; null (the default) for the database's clock
  */
 public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
-        Duration connectionTimeout, String poolName, Clock clock) {
+        Duration connectionTimeout, String poolName, Clock clock, long session, Clock leaseClock) {
 
     /** The embedded default: an H2 database file under {@code ./data}. */
     public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
@@ -42,6 +50,22 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             throw new IllegalArgumentException("poolName must not be blank: " + poolName);
         }
         Objects.requireNonNull(clock, "clock");
+        if (session < 0) {
+            throw new IllegalArgumentException("session must be positive, or 0 for a random one: " + session);
+        }
+    }
+
+    /** The session an opened store uses: {@link #session()} if set, else a fresh random positive one. */
+    long sessionForOpen() {
+        if (session != 0) {
+            return session;
+        }
+        SecureRandom random = new SecureRandom();
+        long drawn;
+        do {
+            drawn = random.nextLong() & Long.MAX_VALUE; // 0 marks a lease nobody holds: never a session
+        } while (drawn == 0);
+        return drawn;
     }
 
     /** A builder starting from the defaults. */
@@ -68,6 +92,8 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
         private String poolName = DEFAULT_POOL_NAME;
         private Clock clock = Clock.systemUTC();
+        private long session;
+        private Clock leaseClock;
 
         private Builder() {
         }
@@ -111,8 +137,25 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             return this;
         }
 
+        /** This member's session; unset, each open draws a random one. */
+        public Builder session(long value) {
+            if (value <= 0) {
+                throw new IllegalArgumentException("session must be positive (0 marks a lease nobody holds): "
+                        + value);
+            }
+            this.session = value;
+            return this;
+        }
+
+        /** Tests only: judge leases and fences by this clock instead of the database's. */
+        public Builder leaseClock(Clock value) {
+            this.leaseClock = Objects.requireNonNull(value, "leaseClock");
+            return this;
+        }
+
         public JdbcStoreConfig build() {
-            return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout, poolName, clock);
+            return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout, poolName, clock,
+                    session, leaseClock);
         }
     }
 }

@@ -2,8 +2,13 @@ package dev.tickwheel.server.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
@@ -11,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
- * the Flyway migrations shipped in this jar ({@code db/migration}), and hands out the {@link JobStore} and
- * {@link InstanceStore} over that pool. {@link #close()} closes the pool.
+ * the Flyway migrations shipped in this jar ({@code db/migration}, and the Java step {@link ShardsOfExistingRows}),
+ * reads the store's shard count, and hands out the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore}
+ * over that pool, all three acting as one cluster member: one session, the fence token of every claim and settle.
+ * {@link #close()} closes the pool.
  *
  * <pre>{@code
  * try (JdbcStores stores = JdbcStores.open(JdbcStoreConfig.DEFAULT_JDBC_URL)) {
@@ -34,15 +41,23 @@ public final class JdbcStores implements AutoCloseable {
     private final SqlDialect dialect;
     private final JobStore jobs;
     private final InstanceStore instances;
+    private final ClusterStore cluster;
     private final String redactedUrl;
 
-    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config) {
+    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config, int shardCount,
+                       long session) {
         this.dataSource = dataSource;
         this.redactedUrl = config.redactedJdbcUrl();
         this.dialect = dialect;
         TransactionRunner runner = new TransactionRunner(dataSource);
-        this.jobs = new JdbcJobStore(runner, dialect, config.clock());
-        this.instances = new JdbcInstanceStore(runner, dialect, config.clock());
+        DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
+        this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
+        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount,
+                new Fence(session, leaseClock));
+        // H2 is single-process: its file lock admits one process (an in-memory database, one JVM). Caveat: two
+        // processes on one H2 TCP server are kept apart only by SingleServerLock; each join would end the other.
+        this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
+                dialect.name().equals("h2"));
     }
 
     /** Opens the store at {@code jdbcUrl} with the default pool settings and the system UTC clock. */
@@ -69,13 +84,24 @@ public final class JdbcStores implements AutoCloseable {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
+                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE))
                     .load()
                     .migrate()
                     .migrationsExecuted;
-            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={}",
-                    dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
-                    applied);
-            return new JdbcStores(dataSource, dialect, config);
+            int shardCount;
+            try (Connection connection = dataSource.getConnection()) {
+                shardCount = readShardCount(connection);
+            }
+            long session = config.sessionForOpen();
+            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={},"
+                    + " shards={}, session={}{}", dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(),
+                    config.connectionTimeout(), applied, shardCount, session,
+                    config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
+            return new JdbcStores(dataSource, dialect, config, shardCount, session);
+        } catch (SQLException e) {
+            dataSource.close();
+            throw new dev.tickwheel.server.store.StoreException("cannot read the shard count of "
+                    + config.redactedJdbcUrl() + ": " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             dataSource.close();
             throw e;
@@ -112,12 +138,28 @@ public final class JdbcStores implements AutoCloseable {
         return instances;
     }
 
+    /** This member's view of cluster membership and shard leases. */
+    public ClusterStore cluster() {
+        return cluster;
+    }
+
+    /** Reads {@code tw_cluster.shard_count}. */
+    static int readShardCount(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SELECT_SHARD_COUNT);
+                ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new IllegalStateException("tw_cluster has no row: the schema's cluster migration did not run");
+            }
+            return rs.getInt(1);
+        }
+    }
+
     /**
      * Takes the lock a running server holds on its store; a second server on the same store gets
      * {@link dev.tickwheel.server.store.StoreInUseException}. Closing the returned lock, or this pool, releases it.
      */
     public SingleServerLock lockForServer() {
-        return SingleServerLock.acquire(dataSource, dialect, redactedUrl);
+        return SingleServerLock.acquire(dataSource, redactedUrl);
     }
 
     /** The JDBC URL with any password removed, for logs. */

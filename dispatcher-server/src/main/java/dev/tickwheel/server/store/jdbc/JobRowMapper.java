@@ -7,6 +7,7 @@ import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleType;
 import java.sql.PreparedStatement;
@@ -24,14 +25,18 @@ final class JobRowMapper {
     private JobRowMapper() {
     }
 
-    /** Binds the 23 columns of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0. */
-    static void bindInsert(PreparedStatement ps, NewJob job, long nowMs) throws SQLException {
+    /**
+     * Binds the 24 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * shard ({@link Shards#of}).
+     */
+    static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
         ps.setLong(1, job.id());
         int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
                 job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, nowMs);
-        ps.setLong(next, 0L);
+        ps.setLong(next++, 0L);
+        ps.setInt(next, Shards.of(job.id(), shardCount));
     }
 
     /** Binds the parameters of {@link JobSql#UPDATE_IF_VERSION}. */

@@ -16,9 +16,12 @@ final class JobSql {
             + " retry_max_attempts, retry_backoff_ms, delivery_guarantee, timeout_ms, max_concurrent, over_limit,"
             + " next_trigger_time_ms, created_at_ms, updated_at_ms, version";
 
-    /** Parameters: the 23 {@link #COLUMNS} in order. */
-    static final String INSERT = "INSERT INTO tw_job (" + COLUMNS + ")"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    /**
+     * Parameters: the 23 {@link #COLUMNS} in order, then the shard ({@link dev.tickwheel.server.store.Shards#of}),
+     * which is written once and never read back into a job (an instance carries its own).
+     */
+    static final String INSERT = "INSERT INTO tw_job (" + COLUMNS + ", shard)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
      * Parameters: name .. next_trigger_time_ms (the 19 definition columns, as in {@link #COLUMNS}), updated_at_ms,
@@ -51,20 +54,22 @@ final class JobSql {
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_job WHERE id = ANY(?)";
 
     /**
-     * Parameters: until, limit. The first page of due jobs; {@code enabled = TRUE} first so that the
-     * (enabled, next_trigger_time_ms, id) index serves both the filter and the order.
+     * Parameters: until, shards (an INTEGER array), limit. The first page of due jobs of some shards;
+     * {@code enabled = TRUE} first so that the (enabled, next_trigger_time_ms, id) index serves both the filter and
+     * the order, the shard filtered on the way (a pass reads each due job once, whatever share of shards it asks for).
      */
     static final String SELECT_DUE_FIRST = "SELECT " + COLUMNS + " FROM tw_job"
-            + " WHERE enabled = TRUE AND next_trigger_time_ms <= ?"
+            + " WHERE enabled = TRUE AND next_trigger_time_ms <= ? AND shard = ANY(?)"
             + " ORDER BY next_trigger_time_ms, id LIMIT ?";
 
     /**
-     * Parameters: until, cursor time, cursor time, cursor time, cursor id, limit. Keyset paging: rows strictly
-     * after (cursor time, cursor id) in (next_trigger_time_ms, id) order. The redundant {@code >= cursor time} gives
-     * the index range a lower bound: without it H2 scanned every earlier entry on each page (quadratic per pass).
+     * Parameters: until, cursor time, cursor time, cursor time, cursor id, shards (an INTEGER array), limit. Keyset
+     * paging: rows strictly after (cursor time, cursor id) in (next_trigger_time_ms, id) order. The redundant
+     * {@code >= cursor time} gives the index range a lower bound: without it H2 scanned every earlier entry on each
+     * page (quadratic per pass).
      */
     static final String SELECT_DUE_AFTER = "SELECT " + COLUMNS + " FROM tw_job"
             + " WHERE enabled = TRUE AND next_trigger_time_ms <= ? AND next_trigger_time_ms >= ?"
-            + " AND (next_trigger_time_ms > ? OR (next_trigger_time_ms = ? AND id > ?))"
+            + " AND (next_trigger_time_ms > ? OR (next_trigger_time_ms = ? AND id > ?)) AND shard = ANY(?)"
             + " ORDER BY next_trigger_time_ms, id LIMIT ?";
 }

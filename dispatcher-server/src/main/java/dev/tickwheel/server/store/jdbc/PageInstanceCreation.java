@@ -32,15 +32,17 @@ import java.util.Set;
  */
 final class PageInstanceCreation {
 
-    /** Rows per multi-row insert: 12 parameters each, well under PostgreSQL's 65 535 bind parameters. */
+    /** Rows per multi-row insert: 13 parameters each, well under PostgreSQL's 65 535 bind parameters. */
     static final int ROWS_PER_INSERT = 1_000;
 
     private final InstanceSql sql;
     private final SqlDialect dialect;
+    private final int shardCount;
 
-    PageInstanceCreation(InstanceSql sql, SqlDialect dialect) {
+    PageInstanceCreation(InstanceSql sql, SqlDialect dialect, int shardCount) {
         this.sql = sql;
         this.dialect = dialect;
+        this.shardCount = shardCount;
     }
 
     List<AdvanceResult> run(Connection connection, List<JobAdvance> advances, long nowMs) throws SQLException {
@@ -102,12 +104,12 @@ final class PageInstanceCreation {
         return inserted;
     }
 
-    private static void insertMultiRow(Connection connection, String statement, List<NewInstance> chunk, long nowMs,
+    private void insertMultiRow(Connection connection, String statement, List<NewInstance> chunk, long nowMs,
                                        Set<Long> inserted) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(statement)) {
             int columns = InstanceSql.INSERT_COLUMNS.size();
             for (int row = 0; row < chunk.size(); row++) {
-                InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), true, nowMs);
+                InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), true, nowMs, shardCount);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -121,7 +123,7 @@ final class PageInstanceCreation {
             throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql.insertScheduledIfAbsent)) {
             for (NewInstance instance : chunk) {
-                InstanceRowMapper.bindInsert(ps, instance, true, nowMs);
+                InstanceRowMapper.bindInsert(ps, instance, true, nowMs, shardCount);
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();

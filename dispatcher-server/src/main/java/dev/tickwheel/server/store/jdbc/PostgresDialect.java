@@ -19,6 +19,16 @@ final class PostgresDialect implements SqlDialect {
         return "postgresql";
     }
 
+    /**
+     * {@code clock_timestamp()}, not {@code now()}: {@code now()} is when the transaction began, and a statement that
+     * waited for a row lock must judge a lease by the time it actually checks it. Floored, so the database's now is
+     * never rounded into the future.
+     */
+    @Override
+    public String currentTimeMillis() {
+        return "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
+    }
+
     @Override
     public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns) {
         String placeholders = columns.stream().map(c -> "?").collect(Collectors.joining(", "));

@@ -9,10 +9,11 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * The lock a running server holds on its store, so that a second server on the same store refuses to start: on
- * PostgreSQL a session advisory lock keyed by the schema, on H2 the row of {@code tw_server_lock} held
- * {@code FOR UPDATE} in an open transaction. Either lives in one connection kept for the server's life; when the
- * process dies, the database ends the session and the lock is free again (nothing to clean up after {@code kill -9}).
+ * The lock a server on an H2 store holds, so that a second server on the same store refuses to start (H2 serves one
+ * server; PostgreSQL stores are shared by cluster members instead): the row of {@code tw_server_lock} held
+ * {@code FOR UPDATE} in an open transaction on one connection kept for the server's life. Another process is already
+ * kept out by H2's file lock; this catches a second server in the same process. When the process dies the lock dies
+ * with it (nothing to clean up after {@code kill -9}).
  *
  * <p>Thread-safe: acquired once, closed once.
  */
@@ -27,14 +28,14 @@ public final class SingleServerLock implements AutoCloseable {
     /**
      * @throws StoreInUseException if another server holds the lock
      */
-    static SingleServerLock acquire(DataSource dataSource, SqlDialect dialect, String redactedUrl) {
+    static SingleServerLock acquire(DataSource dataSource, String redactedUrl) {
         Connection connection = null;
         try {
             connection = dataSource.getConnection();
-            boolean locked = dialect.name().equals("postgresql") ? advisoryLock(connection) : rowLock(connection);
-            if (!locked) {
+            if (!rowLock(connection)) {
                 throw new StoreInUseException("another Tickwheel server is running on this store (" + redactedUrl
-                        + "); one server per store until cluster mode exists: stop the other one first", null);
+                        + "); an H2 store serves one server (several servers share a PostgreSQL store): stop the"
+                        + " other one first", null);
             }
             return new SingleServerLock(connection);
         } catch (SQLException e) {
@@ -44,14 +45,6 @@ public final class SingleServerLock implements AutoCloseable {
         } catch (RuntimeException e) {
             close(connection);
             throw e;
-        }
-    }
-
-    private static boolean advisoryLock(Connection connection) throws SQLException {
-        try (Statement st = connection.createStatement();
-                ResultSet rs = st.executeQuery(
-                        "SELECT pg_try_advisory_lock(hashtext('tickwheel-server/' || current_schema()))")) {
-            return rs.next() && rs.getBoolean(1);
         }
     }
 

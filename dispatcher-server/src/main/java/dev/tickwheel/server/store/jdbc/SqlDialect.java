@@ -16,6 +16,13 @@ public interface SqlDialect {
     String name();
 
     /**
+     * An SQL expression for the database's clock in epoch milliseconds (a BIGINT): the one clock every lease and
+     * fence statement judges expiry by, so members whose own clocks disagree still agree on who owns what. Wrapped
+     * by {@link DatabaseClock}, which lets tests substitute a clock of their own.
+     */
+    String currentTimeMillis();
+
+    /**
      * An insert of one row that does nothing (update count 0) if a row with the same {@code keyColumns} exists,
      * and inserts it (update count 1) otherwise. The statement has one {@code ?} per column, in the order of
      * {@code columns}. A conflict on any other unique key (the primary key) still fails with SQLState 23505.

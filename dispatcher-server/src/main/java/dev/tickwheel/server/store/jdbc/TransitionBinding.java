@@ -10,7 +10,8 @@ import java.sql.SQLException;
  * statement shape has a single-row form ({@code WHERE id = ?}) and a set form ({@code WHERE id = ANY(?)} or
  * {@code WHERE job_id = ?}) with the same parameter order; only the row key differs, so the key is passed as a
  * {@link RowKey} and everything else (the statuses from the {@link InstanceTransition}, the times, the error) is bound
- * here, once.
+ * here, once. The fencing condition that ends a statement comes last and is bound by a {@link Fence.Binder}
+ * ({@link Fence#NONE} for the unfenced ones).
  *
  * <p>Stateless; thread-safe.
  */
@@ -36,34 +37,41 @@ final class TransitionBinding {
     }
 
     /**
-     * {@link InstanceSql#CLAIM} and {@link InstanceSql#CLAIM_ALL} (WAITING → DISPATCHING): to, actual trigger, updated
-     * at, row key, from. The actual trigger time and the update time are both {@code nowMs}.
+     * {@link InstanceSql#claim} and {@link InstanceSql#claimAllReturningRows} (WAITING → DISPATCHING): to, actual
+     * trigger, updated at, session (whose lease's node and epoch the row records), row key, from, then the lease
+     * fence. The actual trigger time and the update time are both {@code nowMs}.
      */
-    static void claim(PreparedStatement ps, long nowMs, RowKey rows) throws SQLException {
+    static void claim(PreparedStatement ps, long nowMs, RowKey rows, Fence fence) throws SQLException {
         InstanceTransition t = InstanceTransition.CLAIM;
         ps.setString(1, t.to().name());
         ps.setLong(2, nowMs);
         ps.setLong(3, nowMs);
-        rows.bind(ps, 4);
-        ps.setString(5, t.from().name());
+        ps.setLong(4, fence.session());
+        rows.bind(ps, 5);
+        ps.setString(6, t.from().name());
+        fence.leaseHeld().bind(ps, 7);
     }
 
     /**
-     * {@link InstanceSql#FINISH} and {@link InstanceSql#FINISH_ALL}: to, error (null clears it), updated at, row key,
-     * from. Used by succeed, fail, interrupt and skip.
+     * {@link InstanceSql#FINISH}, {@link InstanceSql#FINISH_ALL} and {@link InstanceSql#SKIP}: to, error (null clears
+     * it), updated at, row key, from, then the fence. Used by succeed, fail, interrupt and skip.
      */
-    static void finish(PreparedStatement ps, InstanceTransition t, String error, long nowMs, RowKey rows)
-            throws SQLException {
+    static void finish(PreparedStatement ps, InstanceTransition t, String error, long nowMs, RowKey rows,
+                       Fence.Binder fence) throws SQLException {
         ps.setString(1, t.to().name());
         JdbcValues.setString(ps, 2, error);
         ps.setLong(3, nowMs);
         rows.bind(ps, 4);
         ps.setString(5, t.from().name());
+        fence.bind(ps, 6);
     }
 
-    /** {@link InstanceSql#RETRY} (DISPATCHING → WAITING): to, expected trigger, error, updated at, id, from. */
-    static void retry(PreparedStatement ps, long nextTriggerMs, String error, long nowMs, long id)
-            throws SQLException {
+    /**
+     * {@link InstanceSql#RETRY} (DISPATCHING → WAITING): to, expected trigger, error, updated at, id, from, then the
+     * fence.
+     */
+    static void retry(PreparedStatement ps, long nextTriggerMs, String error, long nowMs, long id,
+                      Fence.Binder fence) throws SQLException {
         InstanceTransition t = InstanceTransition.RETRY;
         ps.setString(1, t.to().name());
         ps.setLong(2, nextTriggerMs);
@@ -71,16 +79,62 @@ final class TransitionBinding {
         ps.setLong(4, nowMs);
         ps.setLong(5, id);
         ps.setString(6, t.from().name());
+        fence.bind(ps, 7);
     }
 
     /**
      * {@link InstanceSql#CANCEL}, {@link InstanceSql#RELEASE} and {@link InstanceSql#CANCEL_ALL_OF_JOB}: to, updated
-     * at, row key, from.
+     * at, row key, from, then the fence.
      */
-    static void move(PreparedStatement ps, InstanceTransition t, long nowMs, RowKey rows) throws SQLException {
+    static void move(PreparedStatement ps, InstanceTransition t, long nowMs, RowKey rows, Fence.Binder fence)
+            throws SQLException {
         ps.setString(1, t.to().name());
         ps.setLong(2, nowMs);
         rows.bind(ps, 3);
         ps.setString(4, t.from().name());
+        fence.bind(ps, 5);
+    }
+
+    /**
+     * {@link InstanceSql#MARK_CALL_STARTED} and {@link InstanceSql#MARK_CALL_STARTED_ALL}: call started at, row key,
+     * status (DISPATCHING), then the fence.
+     */
+    static void markCallStarted(PreparedStatement ps, long startedMs, RowKey rows, Fence.Binder fence)
+            throws SQLException {
+        ps.setLong(1, startedMs);
+        rows.bind(ps, 2);
+        ps.setString(3, InstanceTransition.CLAIM.to().name());
+        fence.bind(ps, 4);
+    }
+
+    /**
+     * {@link InstanceSql#releaseForeign}: to, updated at, id, from, claim epoch, then the fence
+     * ({@link InstanceSql#shardTakenOver}).
+     */
+    static void releaseForeign(PreparedStatement ps, long nowMs, long id, long claimEpoch, Fence.Binder fence)
+            throws SQLException {
+        InstanceTransition t = InstanceTransition.RELEASE;
+        ps.setString(1, t.to().name());
+        ps.setLong(2, nowMs);
+        ps.setLong(3, id);
+        ps.setString(4, t.from().name());
+        ps.setLong(5, claimEpoch);
+        fence.bind(ps, 6);
+    }
+
+    /**
+     * {@link InstanceSql#interruptForeign}: to, reason, updated at, id, from, claim epoch, then the fence
+     * ({@link InstanceSql#shardTakenOver}).
+     */
+    static void interruptForeign(PreparedStatement ps, String reason, long nowMs, long id, long claimEpoch,
+                                 Fence.Binder fence) throws SQLException {
+        InstanceTransition t = InstanceTransition.INTERRUPT;
+        ps.setString(1, t.to().name());
+        JdbcValues.setString(ps, 2, reason);
+        ps.setLong(3, nowMs);
+        ps.setLong(4, id);
+        ps.setString(5, t.from().name());
+        ps.setLong(6, claimEpoch);
+        fence.bind(ps, 7);
     }
 }

@@ -65,6 +65,7 @@ abstract class AbstractBatchStoreContractTest {
                 .maxPoolSize(10).build());
         jobs = stores.jobs();
         instances = stores.instances();
+        ShardHolder.joinAndHoldAll(stores);
     }
 
     @AfterAll

@@ -24,6 +24,7 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleType;
 import java.sql.Connection;
@@ -63,7 +64,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The behaviour every {@link JobStore} and {@link InstanceStore} implementation must show, run once per database
- * by a subclass. Each test starts from empty tables and a clock at {@link #START}.
+ * by a subclass. Each test starts from empty tables and a clock at {@link #START}. The store is a cluster member that
+ * holds every shard for the whole class ({@link ShardHolder}), so claims and settles pass their fences; fencing itself
+ * is tested by {@link AbstractFencingStoreContractTest}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractStoreContractTest {
@@ -77,6 +80,9 @@ abstract class AbstractStoreContractTest {
     protected JdbcStores stores;
     protected JobStore jobs;
     protected InstanceStore instances;
+    protected List<Integer> allShards;
+    /** Shard → epoch of the leases this class's member holds. */
+    protected Map<Integer, Long> heldEpochs;
 
     /** Creates an empty database for this test class and returns its JDBC URL. */
     protected abstract String createDatabase() throws Exception;
@@ -94,6 +100,8 @@ abstract class AbstractStoreContractTest {
                 .build());
         jobs = stores.jobs();
         instances = stores.instances();
+        heldEpochs = ShardHolder.joinAndHoldAll(stores);
+        allShards = ShardHolder.allShards(stores.cluster());
     }
 
     @AfterAll
@@ -364,7 +372,7 @@ abstract class AbstractStoreContractTest {
     void list_limitOutOfRange_throwsIllegalArgumentNamingLimit() {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> jobs.list(0, 0));
         IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
-                () -> instances.findWaiting(0, 10_001));
+                () -> instances.findWaiting(allShards, null, 0, 10_001));
 
         assertTrue(zero.getMessage().contains("limit") && zero.getMessage().contains(": 0"), zero.getMessage());
         assertTrue(huge.getMessage().contains("10001"), huge.getMessage());
@@ -382,7 +390,7 @@ abstract class AbstractStoreContractTest {
         Job disabled = insertJob(START);
         jobs.update(disabled.withEnabled(false)).orElseThrow();
 
-        List<Job> due = jobs.findDue(until, null, 100);
+        List<Job> due = jobs.findDue(until, null, 100, allShards);
 
         assertEquals(List.of(earlyB.id(), earlyA.id(), late.id(), exactlyUntil.id()),
                 due.stream().map(Job::id).toList());
@@ -430,7 +438,7 @@ abstract class AbstractStoreContractTest {
         List<Long> seen = new ArrayList<>();
         DueJobCursor cursor = null;
         while (true) {
-            List<Job> page = jobs.findDue(until, cursor, pageSize);
+            List<Job> page = jobs.findDue(until, cursor, pageSize, allShards);
             page.forEach(j -> seen.add(j.id()));
             if (page.size() < pageSize) {
                 return seen;
@@ -455,7 +463,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
-                null, null, START_MS, START_MS), first);
+                null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
     }
@@ -543,7 +551,7 @@ abstract class AbstractStoreContractTest {
         instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START))));
 
         assertNull(jobs.get(job.id()).orElseThrow().nextTriggerTime());
-        assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10).isEmpty());
+        assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10, allShards).isEmpty());
     }
 
     @Test
@@ -647,6 +655,8 @@ abstract class AbstractStoreContractTest {
         assertEquals(1, claimed.attempt());
         assertEquals(START_MS.plusMillis(5), claimed.actualTriggerTime());
         assertEquals(START_MS.plusMillis(5), claimed.updatedAt());
+        assertEquals(heldEpochs.get(claimed.shard()), claimed.claimEpoch(), "the claim's lease epoch");
+        assertEquals(stores.cluster().view().leases().get(claimed.shard()).ownerNode(), claimed.claimNode());
     }
 
     @Test
@@ -892,22 +902,90 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void findWaitingAndFindDispatching_pageByIdWithinTheirStatus() {
+    void findWaiting_allShards_pagesByIdWithinStatus() {
         List<Long> waiting = new ArrayList<>();
-        List<Long> dispatching = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             waiting.add(instanceIn(InstanceStatus.WAITING).id());
-            dispatching.add(instanceIn(InstanceStatus.DISPATCHING).id());
+            instanceIn(InstanceStatus.DISPATCHING);
             instanceIn(InstanceStatus.SUCCEEDED);
         }
 
-        List<Instance> firstWaiting = instances.findWaiting(0, 3);
-        List<Instance> restWaiting = instances.findWaiting(firstWaiting.get(2).id(), 3);
-        List<Instance> allDispatching = instances.findDispatching(0, 10);
+        List<Instance> firstWaiting = instances.findWaiting(allShards, null, 0, 3);
+        List<Instance> restWaiting = instances.findWaiting(allShards, null, firstWaiting.get(2).id(), 3);
 
         assertEquals(waiting.subList(0, 3), firstWaiting.stream().map(Instance::id).toList());
         assertEquals(waiting.subList(3, 5), restWaiting.stream().map(Instance::id).toList());
-        assertEquals(dispatching, allDispatching.stream().map(Instance::id).toList());
+    }
+
+    @Test
+    void findWaiting_someShards_returnsOnlyInstancesOfThoseShards() {
+        Map<Integer, List<Long>> byShard = new java.util.TreeMap<>();
+        for (int i = 0; i < 40; i++) {
+            Instance instance = waitingInstance();
+            byShard.computeIfAbsent(instance.shard(), s -> new ArrayList<>()).add(instance.id());
+        }
+        List<Integer> asked = byShard.keySet().stream().limit(3).toList();
+        List<Long> expected = asked.stream().flatMap(s -> byShard.get(s).stream()).sorted().toList();
+
+        List<Instance> found = instances.findWaiting(asked, null, 0, 100);
+
+        assertEquals(expected, found.stream().map(Instance::id).toList());
+        assertTrue(found.stream().allMatch(i -> asked.contains(i.shard())), "shards of " + found);
+        assertEquals(List.of(), instances.findWaiting(List.of(), null, 0, 100));
+    }
+
+    @Test
+    void findWaiting_dueBy_returnsOnlyInstancesDueByThen() {
+        Job job = insertJob(null);
+        Instance early = instances.insertInstance(newInstance(job.id(), START_MS));
+        Instance exactlyDue = instances.insertInstance(newInstance(job.id(), START_MS.plusSeconds(10)));
+        instances.insertInstance(newInstance(job.id(), START_MS.plusSeconds(10).plusMillis(1)));
+
+        List<Instance> due = instances.findWaiting(allShards, START_MS.plusSeconds(10), 0, 100);
+
+        assertEquals(List.of(early.id(), exactlyDue.id()), due.stream().map(Instance::id).toList());
+    }
+
+    @Test
+    void insert_jobsAndInstances_carryTheShardOfTheirJob() {
+        Job job = insertJob(START);
+        Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
+        NewInstance scheduled = newInstance(job.id(), START);
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), 0, START, START.plusSeconds(1),
+                List.of(scheduled))).advanced());
+        int shard = Shards.of(job.id(), stores.cluster().shardCount());
+
+        assertEquals(shard, onDemand.shard());
+        assertEquals(shard, instances.get(onDemand.id()).orElseThrow().shard());
+        assertEquals(shard, instances.get(scheduled.id()).orElseThrow().shard());
+        assertEquals(-1, onDemand.claimNode());
+        assertEquals(0, onDemand.claimEpoch());
+        Instant until = START.plusSeconds(1);
+        assertEquals(List.of(job.id()), jobs.findDue(until, null, 10, List.of(shard)).stream().map(Job::id).toList());
+        assertEquals(List.of(), jobs.findDue(until, null, 10, allShards.stream().filter(s -> s != shard).toList()));
+    }
+
+    @Test
+    void insert_loaderPagesAndFollowUps_carryTheShardOfTheirJob() {
+        List<JobAdvance> page = new ArrayList<>();
+        List<NewInstance> created = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Job job = insertJob(START);
+            NewInstance instance = newInstance(job.id(), START);
+            created.add(instance);
+            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance)));
+        }
+        Job fixedDelay = insertFixedDelayJob(true, null);
+        NewInstance followUp = newInstance(fixedDelay.id(), START);
+
+        instances.createInstancesAndAdvanceJobs(page);
+        assertTrue(instances.createFollowUp(followUp));
+
+        created.add(followUp);
+        for (NewInstance instance : created) {
+            assertEquals(Shards.of(instance.jobId(), stores.cluster().shardCount()),
+                    instances.get(instance.id()).orElseThrow().shard(), "shard of instance " + instance.id());
+        }
     }
 
     // ---------------------------------------------------------------- delivery (issue 10)
@@ -933,8 +1011,10 @@ abstract class AbstractStoreContractTest {
         Instance dispatching = instanceIn(InstanceStatus.DISPATCHING);
         Instance waiting = instanceIn(InstanceStatus.WAITING);
 
-        instances.markCallStarted(List.of(dispatching.id(), waiting.id(), 987_654_321L), START.plusSeconds(3));
+        Set<Long> marked = instances.markCallStarted(List.of(dispatching.id(), waiting.id(), 987_654_321L),
+                START.plusSeconds(3));
 
+        assertEquals(Set.of(dispatching.id()), marked);
         assertEquals(START_MS.plusSeconds(3), instances.get(dispatching.id()).orElseThrow().callStartedAt());
         assertNull(instances.get(waiting.id()).orElseThrow().callStartedAt());
     }
@@ -1075,7 +1155,8 @@ abstract class AbstractStoreContractTest {
         assertEquals(Set.copyOf(ids), wins.keySet());
         assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
         assertEquals(1_000L, instances.countByStatus().get(InstanceStatus.DISPATCHING));
-        assertTrue(instances.findDispatching(0, 1_000).stream().allMatch(i -> i.attempt() == 1));
+        assertTrue(instances.list(null, InstanceStatus.DISPATCHING, 0, 1_000).items().stream()
+                .allMatch(i -> i.attempt() == 1));
     }
 
     @Test
@@ -1095,7 +1176,8 @@ abstract class AbstractStoreContractTest {
 
         assertEquals(Set.copyOf(ids), wins.keySet());
         assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
-        assertTrue(instances.findDispatching(0, 1_000).stream().allMatch(i -> i.attempt() == 1));
+        assertTrue(instances.list(null, InstanceStatus.DISPATCHING, 0, 1_000).items().stream()
+                .allMatch(i -> i.attempt() == 1));
     }
 
     @Test

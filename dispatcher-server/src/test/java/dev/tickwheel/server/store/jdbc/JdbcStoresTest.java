@@ -12,10 +12,17 @@ import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
+import dev.tickwheel.server.store.Shards;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +43,119 @@ class JdbcStoresTest {
             assertEquals("j", reopened.jobs().get(1).orElseThrow().name());
             assertEquals(InstanceStatus.WAITING, reopened.instances().get(2).orElseThrow().status());
         }
+    }
+
+    @Test
+    void migrate_h2StoreOfSchemaVersion2_givesExistingRowsTheShardOfTheirJob_pageByPage() throws SQLException {
+        String url = "jdbc:h2:mem:v2_" + java.util.UUID.randomUUID().toString().replace("-", "");
+        try (Connection keepAlive = DriverManager.getConnection(url)) { // the in-memory database lives with it
+            fillVersion2Store(url, 23);
+
+            // Pages of 5 ids: several full pages and a short one, for jobs and for instances.
+            Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration")
+                    .javaMigrations(new ShardsOfExistingRows(5)).load().migrate();
+
+            try (JdbcStores stores = JdbcStores.open(url)) {
+                assertEveryRowHasTheShardOfItsJob(stores, 23);
+            }
+        }
+    }
+
+    @Test
+    void open_postgresStoreOfSchemaVersion2_givesExistingRowsTheShardOfTheirJob() throws SQLException {
+        PostgresTestDatabase database = PostgresTestDatabase.createSchema();
+        try {
+            fillVersion2Store(database.jdbcUrl(), 40);
+
+            try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
+                assertEveryRowHasTheShardOfItsJob(stores, 40);
+            }
+        } finally {
+            database.dropSchema();
+        }
+    }
+
+    /** Job of the instances whose job was deleted before the store moved to version 3. */
+    private static final long DELETED_JOB_ID = 5_000_000L;
+
+    /**
+     * A store at schema version 2 (before cluster mode): {@code jobCount} jobs with an instance each, and instances
+     * of a job deleted long ago.
+     */
+    private static void fillVersion2Store(String url, int jobCount) throws SQLException {
+        Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration").target("2").load()
+                .migrate();
+        try (Connection connection = DriverManager.getConnection(url)) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement job = connection.prepareStatement("INSERT INTO tw_job (id, name, schedule_type,"
+                    + " target_type, target_value, enabled, misfire_policy, retry_max_attempts, retry_backoff_ms,"
+                    + " created_at_ms, updated_at_ms, version) VALUES (?, 'old', 'API', 'HANDLER', 'h', TRUE, 'SKIP',"
+                    + " 0, 0, 0, 0, 0)");
+                    PreparedStatement instance = connection.prepareStatement("INSERT INTO tw_instance (id, job_id,"
+                            + " status, expected_trigger_time_ms, attempt, created_at_ms, updated_at_ms)"
+                            + " VALUES (?, ?, 'WAITING', 0, 0, 0, 0)")) {
+                for (long jobId = 1; jobId <= jobCount; jobId++) {
+                    job.setLong(1, jobId);
+                    job.addBatch();
+                    instance.setLong(1, 1_000_000 + jobId);
+                    instance.setLong(2, jobId);
+                    instance.addBatch();
+                }
+                for (long id = 1; id <= 3; id++) {
+                    instance.setLong(1, 9_000_000 + id);
+                    instance.setLong(2, DELETED_JOB_ID);
+                    instance.addBatch();
+                }
+                job.executeBatch();
+                instance.executeBatch();
+            }
+            connection.commit();
+        }
+    }
+
+    /** Every job and instance has its job's shard, and no claim. */
+    private static void assertEveryRowHasTheShardOfItsJob(JdbcStores stores, int jobCount) throws SQLException {
+        int shardCount = stores.cluster().shardCount();
+        assertEquals(256, shardCount);
+        try (Connection connection = stores.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            int jobs = 0;
+            try (ResultSet rs = statement.executeQuery("SELECT id, shard FROM tw_job")) {
+                while (rs.next()) {
+                    assertEquals(Shards.of(rs.getLong(1), shardCount), rs.getInt(2), "shard of job " + rs.getLong(1));
+                    jobs++;
+                }
+            }
+            int instances = 0;
+            try (ResultSet rs = statement.executeQuery("SELECT id, job_id, shard, claim_node, claim_epoch"
+                    + " FROM tw_instance")) {
+                while (rs.next()) {
+                    assertEquals(Shards.of(rs.getLong(2), shardCount), rs.getInt(3), "shard of " + rs.getLong(1));
+                    assertEquals(-1, rs.getInt(4));
+                    assertEquals(0, rs.getLong(5));
+                    instances++;
+                }
+            }
+            assertEquals(jobCount, jobs);
+            assertEquals(jobCount + 3, instances);
+        }
+        assertEquals(Shards.of(DELETED_JOB_ID, shardCount), stores.instances().get(9_000_001).orElseThrow().shard());
+        assertEquals(256, stores.cluster().view().leases().size());
+    }
+
+    @Test
+    void config_session_mustBePositive_andDefaultsToARandomOnePerOpen() {
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> JdbcStoreConfig.builder().session(0));
+        JdbcStoreConfig defaults = JdbcStoreConfig.builder().build();
+        JdbcStoreConfig fixed = JdbcStoreConfig.builder().session(42).build();
+
+        assertTrue(zero.getMessage().contains("session") && zero.getMessage().contains(": 0"), zero.getMessage());
+        assertEquals(0, defaults.session());
+        long first = defaults.sessionForOpen();
+        long second = defaults.sessionForOpen();
+        assertTrue(first > 0 && second > 0 && first != second, first + ", " + second);
+        assertEquals(42, fixed.sessionForOpen());
     }
 
     @Test
