@@ -78,13 +78,30 @@ final class ClusterProcesses implements AutoCloseable {
         member.starting(MemberProcess.start(jvmFlags, serverArgs, log));
     }
 
+    /**
+     * Waits for the listening line, then for {@code GET /api/cluster} to answer with the member's node id (a member
+     * that listens while its store is briefly unavailable answers 503 first).
+     */
     private static void awaitJoined(Member member) throws InterruptedException {
+        long deadlineNanos = System.nanoTime() + START_BOUND.toNanos();
         MemberApi api = new MemberApi(member.process().awaitBaseUrl(START_BOUND));
-        ClusterSnapshot view = api.cluster();
-        if (view.answeringNode() < 0) {
-            throw new IllegalStateException(member.name() + " joined with node id " + view.answeringNode());
+        while (true) {
+            try {
+                ClusterSnapshot view = api.cluster();
+                if (view.answeringNode() < 0) {
+                    throw new IllegalStateException(member.name() + " joined with node id " + view.answeringNode());
+                }
+                member.running(api, view.answeringNode());
+                return;
+            } catch (IllegalStateException | java.io.UncheckedIOException notYet) {
+                if (System.nanoTime() - deadlineNanos > 0 || !member.process().isAlive()) {
+                    throw new IllegalStateException(member.name() + " did not answer GET /api/cluster within "
+                            + START_BOUND + ": " + notYet.getMessage() + "; last lines:\n" + member.process().tail(),
+                            notYet);
+                }
+                Thread.sleep(200);
+            }
         }
-        member.running(api, view.answeringNode());
     }
 
     /** {@code SIGKILL}, after taking the member out of the rotation; returns the wall-clock time of the signal. */

@@ -38,7 +38,7 @@ public final class ClusterReport {
                 "rejoin s", "load 1/5/15"));
         for (FailoverAudit.RoundMeasure m : audit.rounds()) {
             FailoverRound r = m.round();
-            s.append(row(Integer.toString(r.number()), r.victim() + " (" + r.victimNode() + ")",
+            s.append(row(r.number() + (r.disturbed() ? " (disturbed)" : ""), r.victim() + " (" + r.victimNode() + ")",
                     r.victimShards().size() + " (" + m.jobShards() + ")",
                     graceful ? seconds(r.stopTookMs()) : null,
                     r.leasesMovedMs() < 0 ? "never" : seconds(r.leasesMovedMs()), seconds(m.takeoverMs()),
@@ -47,7 +47,11 @@ public final class ClusterReport {
                     shortLoad(r.loadAverage())));
         }
         s.append('\n');
-        List<FailoverAudit.RoundMeasure> rounds = audit.rounds();
+        // A round in which another process restarted PostgreSQL measured the outage: shown above, not counted here.
+        List<FailoverAudit.RoundMeasure> rounds = audit.rounds().stream().filter(m -> !m.round().disturbed()).toList();
+        audit.rounds().stream().filter(m -> m.round().disturbed()).forEach(m -> s.append("- round ")
+                .append(m.round().number()).append(" is left out of the figures below: ")
+                .append(m.round().disturbance()).append('\n'));
         String targets = graceful ? "target ≤ " + fmt(STOP_TARGET_S) + " s"
                 : "targets p50 ≤ " + fmt(KILL_P50_TARGET_S) + " s, max ≤ " + fmt(KILL_MAX_TARGET_S) + " s";
         s.append("- **take-over** (signal → first arrival of a victim-shard instance due after it), over ")
@@ -68,11 +72,17 @@ public final class ClusterReport {
                 .append(p50AndMax(rounds, m -> m.round().rejoinMs())).append('\n');
         s.append("- lateness of the other instances: while a restarted member joined (hand-overs to it) ")
                 .append(percentiles(audit.outsideLateMs(true))).append("; the rest (steady state) ")
-                .append(percentiles(audit.outsideLateMs(false))).append('\n');
+                .append(percentiles(audit.outsideLateMs(false)))
+                .append(audit.inDisturbedRounds() > 0 ? "; " + audit.inDisturbedRounds()
+                        + " instances due in disturbed rounds are in neither" : "").append('\n');
         s.append(String.format(Locale.ROOT, "- instances created through the API: %,d; **lost: %d** (not in the"
                         + " store: %d); **keys delivered twice: %d**; stray: %d; rows at the end: %s; runs that"
                         + " failed: %d%n", audit.created(), audit.lost(), audit.notInStore(), audit.duplicateKeys(),
                 audit.stray(), audit.statuses(), outcome.runFailures().size()));
+        if (outcome.disturbed() != null) {
+            s.append("- during the run: ").append(outcome.disturbed()).append("; API runs that failed meanwhile: ")
+                    .append(outcome.runFailures().size()).append('\n');
+        }
         s.append("- took ").append(outcome.tookS()).append(" s; load average at start ").append(outcome.loadAtStart())
                 .append(", at end ").append(outcome.loadAtEnd()).append('\n');
         appendVerdict(s, outcome.violations());
@@ -91,7 +101,7 @@ public final class ClusterReport {
                 label + "/instance (db-wide)", "net of background", "rows inserted / updated per instance",
                 "index scans/instance", "claims by node", "spread after s", "load at end"));
         for (ThroughputRun.Outcome o : runs) {
-            s.append(row(Integer.toString(o.nodes()), fmt(o.store().dispatchPerSec()), fmt(o.receivedPerSec()),
+            s.append(row(o.nodes() + (o.disturbance() != null ? " (disturbed)" : ""), fmt(o.store().dispatchPerSec()), fmt(o.receivedPerSec()),
                     o.store().latenessP50Ms() + " / " + o.store().latenessP99Ms() + " / " + o.store().latenessMaxMs(),
                     fmt2(o.statementsPerInstance()), fmt2(o.statementsPerInstanceNetOfBackground()),
                     fmt2(o.perInstance("inserted")) + " / " + fmt2(o.perInstance("updated")),
@@ -100,7 +110,14 @@ public final class ClusterReport {
         }
         s.append('\n');
         Map<Integer, List<ThroughputRun.Outcome>> byNodes = new TreeMap<>();
-        runs.forEach(o -> byNodes.computeIfAbsent(o.nodes(), n -> new ArrayList<>()).add(o));
+        for (ThroughputRun.Outcome o : runs) {
+            if (o.disturbance() != null) {
+                s.append("- a ").append(o.nodes()).append("-member run is left out of the medians: ")
+                        .append(o.disturbance()).append('\n');
+            } else {
+                byNodes.computeIfAbsent(o.nodes(), n -> new ArrayList<>()).add(o);
+            }
+        }
         Map<Integer, Double> medians = new TreeMap<>();
         byNodes.forEach((nodes, list) -> {
             Summary rate = Summary.of(values(list, o -> o.store().dispatchPerSec()));

@@ -32,7 +32,8 @@ import java.util.Set;
  *       kill and repeated by the new owner with the same key, as at-least-once allows);
  *   <li><b>outside the windows</b>: lateness of every other instance, split into those due while a restarted
  *       member was joining ({@code [restart, shards spread again]}: the hand-overs to it) and the rest (steady
- *       state), to show that only the victim's shards, and only for the take-over, were late.
+ *       state), to show that only the victim's shards, and only for the take-over, were late; instances due during
+ *       a round in which another client restarted PostgreSQL ({@link PostgresWatch}) are in neither.
  * </ul>
  *
  * <p>Immutable after construction.
@@ -67,6 +68,7 @@ final class FailoverAudit {
     private final Map<InstanceStatus, Long> statuses = new EnumMap<>(InstanceStatus.class);
     private final long[] rejoinLateMs;
     private final long[] steadyLateMs;
+    private final int inDisturbedRounds;
 
     /**
      * @param roundsDone every round, in order
@@ -99,9 +101,15 @@ final class FailoverAudit {
         }
         List<Long> rejoin = new ArrayList<>();
         List<Long> steady = new ArrayList<>();
+        int disturbedCount = 0;
         for (RunStream.Run run : runs) {
             Long arrival = firstArrival.get(run.instanceId());
             if (arrival == null || inSomeWindow.contains(run.instanceId())) {
+                continue;
+            }
+            if (roundsDone.stream().anyMatch(r -> r.disturbed() && run.dueMs() >= r.signalAtMs() - BEFORE_SIGNAL_MS
+                    && run.dueMs() <= r.spreadAtMs())) {
+                disturbedCount++;
                 continue;
             }
             boolean joining = roundsDone.stream().anyMatch(r -> run.dueMs() >= r.restartAtMs()
@@ -110,6 +118,7 @@ final class FailoverAudit {
         }
         this.rejoinLateMs = rejoin.stream().mapToLong(Long::longValue).sorted().toArray();
         this.steadyLateMs = steady.stream().mapToLong(Long::longValue).sorted().toArray();
+        this.inDisturbedRounds = disturbedCount;
     }
 
     private static RoundMeasure measure(FailoverRound round, List<RunStream.Run> runs, Map<Long, Long> firstArrival,
@@ -187,6 +196,11 @@ final class FailoverAudit {
      */
     long[] outsideLateMs(boolean joining) {
         return (joining ? rejoinLateMs : steadyLateMs).clone();
+    }
+
+    /** Instances outside the victims' windows but due during a disturbed round: in neither lateness figure. */
+    int inDisturbedRounds() {
+        return inDisturbedRounds;
     }
 
     /** The take-over times (ms) of the rounds that measured one. */

@@ -22,13 +22,19 @@ import java.util.Set;
  * @param spreadAtMs      when the shards were seen spread over the members again, the restarted one included, and
  *                        stable (no shard changing hands) for a second
  * @param loadAverage     the machine's load average at the signal
+ * @param disturbance     what another client did to PostgreSQL during the round ({@link PostgresWatch}), or null:
+ *                        a disturbed round is shown but left out of the medians
  */
 record FailoverRound(int number, boolean graceful, String victim, int victimNode, Set<Integer> victimShards,
                      long signalAtMs, long stopTookMs, int exitCode, long leasesMovedAtMs, long restartAtMs,
-                     long spreadAtMs, String loadAverage) {
+                     long spreadAtMs, String loadAverage, String disturbance) {
 
     FailoverRound {
         victimShards = Set.copyOf(victimShards);
+    }
+
+    boolean disturbed() {
+        return disturbance != null;
     }
 
     /** From the restart to the shards being spread again, the new process's start included. */

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -51,11 +52,13 @@ public final class FailoverRun {
      * @param loadAtStart the load average when the run began
      * @param loadAtEnd   and when it ended
      * @param tookS       the run's length
+     * @param disturbed   what other clients did to PostgreSQL during the run ({@link PostgresWatch}), or null
      * @param violations  what the run must not show (lost instances, a round without a take-over, ...), each in a
      *                    sentence; empty when it passed
      */
     public record Outcome(ClusterSettings.Mode mode, FailoverAudit audit, List<String> runFailures, long malformed,
-                          String loadAtStart, String loadAtEnd, long tookS, List<String> violations) {
+                          String loadAtStart, String loadAtEnd, long tookS, String disturbed,
+                          List<String> violations) {
         public boolean passed() {
             return violations.isEmpty();
         }
@@ -91,6 +94,7 @@ public final class FailoverRun {
                         settings.serverArgs(), logDir)) {
             progress.printf("%s: %s; store %s; server logs in %s%n", mode.id(), settings.describe(mode), database,
                     logDir);
+            PostgresWatch watchAtStart = PostgresWatch.read(database.jdbcUrl());
             cluster.start(settings.members());
             ClusterSnapshot spread = cluster.awaitSpread(SPREAD_BOUND, STABLE_FOR);
             progress.println("  joined: " + spread.describe());
@@ -105,9 +109,16 @@ public final class FailoverRun {
                 Thread.sleep(settings.warmUpMs());
                 for (int r = 1; r <= roundCount; r++) {
                     Member victim = cluster.members().get((r - 1) % cluster.members().size());
-                    FailoverRound round = round(cluster, r, victim);
-                    rounds.add(round);
-                    progress.println("  " + describe(round));
+                    try {
+                        FailoverRound round = round(cluster, database.jdbcUrl(), r, victim);
+                        rounds.add(round);
+                        progress.println("  " + describe(round));
+                    } catch (RuntimeException e) {
+                        // Report what the rounds so far measured, and why the rest did not run.
+                        violations.add("round " + r + " aborted, no further rounds: " + e.getMessage());
+                        progress.println("  round " + r + " aborted: " + e);
+                        break;
+                    }
                 }
                 stream.stop();
                 runs = stream.runs();
@@ -123,15 +134,18 @@ public final class FailoverRun {
                 Thread.sleep(LATE_DUPLICATE_WAIT_MS);
                 rows = StoreRows.readAll(stores.instances());
             }
+            Optional<String> disturbed = PostgresWatch.read(database.jdbcUrl()).disturbedSince(watchAtStart);
             FailoverAudit audit = new FailoverAudit(rounds, runs, rows, receiver.deliveries(), settings.observeMs());
-            judge(audit, runFailures, receiver.malformed(), violations);
+            judge(audit, runFailures, receiver.malformed(), disturbed, violations);
             return new Outcome(mode, audit, runFailures, receiver.malformed(), loadAtStart, Machine.loadAverage(),
-                    Duration.ofNanos(System.nanoTime() - startNanos).toSeconds(), violations);
+                    Duration.ofNanos(System.nanoTime() - startNanos).toSeconds(), disturbed.orElse(null), violations);
         }
     }
 
     /** One round: signal the victim, watch its shards move, observe, restart it, wait for the spread, settle. */
-    private FailoverRound round(ClusterProcesses cluster, int number, Member victim) throws InterruptedException {
+    private FailoverRound round(ClusterProcesses cluster, String jdbcUrl, int number, Member victim)
+            throws InterruptedException {
+        PostgresWatch watch = PostgresWatch.read(jdbcUrl);
         ClusterSnapshot before = cluster.requireSnapshot();
         int victimNode = victim.nodeId();
         Set<Integer> shards = before.shardsHeldBy(victimNode);
@@ -156,8 +170,9 @@ public final class FailoverRun {
         cluster.restart(victim);
         long spreadAtMs = cluster.awaitSpread(SPREAD_BOUND, STABLE_FOR).readAtMs();
         Thread.sleep(settings.settleMs());
+        String disturbance = PostgresWatch.read(jdbcUrl).disturbedSince(watch).orElse(null);
         return new FailoverRound(number, graceful, victim.name(), victimNode, shards, signalAtMs, stopped.tookMs(),
-                stopped.exitCode(), movedAtMs, restartAtMs, spreadAtMs, load);
+                stopped.exitCode(), movedAtMs, restartAtMs, spreadAtMs, load, disturbance);
     }
 
     /** Polls GET /api/cluster until every one of {@code shards} is held by another node; -1 if not by the deadline. */
@@ -206,7 +221,12 @@ public final class FailoverRun {
         }
     }
 
-    private void judge(FailoverAudit audit, List<String> runFailures, long malformed, List<String> violations) {
+    /**
+     * Lost instances and stray deliveries fail a run whatever happened; API failures and rounds without a take-over
+     * fail it only if nobody else disturbed PostgreSQL meanwhile (then they are the outage's, and reported).
+     */
+    private void judge(FailoverAudit audit, List<String> runFailures, long malformed, Optional<String> disturbed,
+                       List<String> violations) {
         if (audit.lost() > 0) {
             violations.add("lost " + audit.lost() + " of " + audit.created() + " instances (" + audit.notInStore()
                     + " not in the store)");
@@ -214,10 +234,13 @@ public final class FailoverRun {
         if (audit.stray() > 0 || malformed > 0) {
             violations.add(audit.stray() + " stray and " + malformed + " malformed deliveries");
         }
-        if (!runFailures.isEmpty()) {
+        if (!runFailures.isEmpty() && disturbed.isEmpty()) {
             violations.add(runFailures.size() + " runs failed, first: " + runFailures.get(0));
         }
         for (FailoverAudit.RoundMeasure m : audit.rounds()) {
+            if (m.round().disturbed()) {
+                continue;
+            }
             if (Double.isNaN(m.takeoverMs())) {
                 violations.add("round " + m.round().number() + ": no instance of the victim's shards due after the"
                         + " signal arrived");
@@ -236,6 +259,6 @@ public final class FailoverRun {
                 round.graceful() ? String.format(java.util.Locale.ROOT, ", stop took %d ms (exit %d)",
                         round.stopTookMs(), round.exitCode()) : "",
                 round.leasesMovedMs() < 0 ? "never" : round.leasesMovedMs() + " ms", round.rejoinMs() / 1000.0,
-                round.loadAverage());
+                round.loadAverage()) + (round.disturbed() ? "; DISTURBED: " + round.disturbance() : "");
     }
 }

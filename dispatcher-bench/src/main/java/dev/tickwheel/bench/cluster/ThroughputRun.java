@@ -65,12 +65,14 @@ public final class ThroughputRun {
      *                             first instance was due
      * @param loadAtStart          the load average at the start
      * @param loadAtEnd            and at the end
+     * @param disturbance          what another client did to PostgreSQL meanwhile ({@link PostgresWatch}), or null:
+     *                             a disturbed run is shown but left out of the medians
      * @param violations           what must not happen (lost, duplicates, not all SUCCEEDED, ...); empty if passed
      */
     public record Outcome(int nodes, RunResult store, double receivedPerSec, DatabaseActivity activity,
                           long activityWindowMs, double backgroundPerSec, long dispatched, long lost,
                           long duplicateKeys, Map<Integer, Long> claimsByNode, long spreadAfterMs, String loadAtStart,
-                          String loadAtEnd, List<String> violations) {
+                          String loadAtEnd, String disturbance, List<String> violations) {
 
         public boolean passed() {
             return violations.isEmpty();
@@ -122,6 +124,7 @@ public final class ThroughputRun {
             long firstDueMs = fixtureNowMs + STATS_FLUSH_WAIT_MS + s.leadMs();
             Thread.sleep(STATS_FLUSH_WAIT_MS); // the fixture's connections' counters, before the baseline
             DatabaseActivity before = DatabaseActivity.read(url, database.pgSchema(), useStatements);
+            PostgresWatch watch = PostgresWatch.read(url);
             long windowStartNanos = System.nanoTime();
             progress.printf("  %d member(s) on %s; %d instances due from %d ms after the members start; logs in"
                     + " %s%n", nodes, database, s.instances(), firstDueMs - System.currentTimeMillis(), logDir);
@@ -137,6 +140,7 @@ public final class ThroughputRun {
                 cluster.terminateAll();
             }
             Thread.sleep(STATS_FLUSH_WAIT_MS);
+            String disturbance = PostgresWatch.read(url).disturbedSince(watch).orElse(null);
             DatabaseActivity activity = DatabaseActivity.read(url, database.pgSchema(), useStatements).minus(before);
             long windowMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - windowStartNanos);
 
@@ -161,7 +165,7 @@ public final class ThroughputRun {
             }
             return new Outcome(nodes, store, receivedPerSec(receiver), activity, windowMs, backgroundPerSec,
                     dispatched, check.lost(), check.duplicateKeys(), claimsByNode, spreadAfterMs, loadAtStart,
-                    Machine.loadAverage(), violations);
+                    Machine.loadAverage(), disturbance, violations);
         }
     }
 

@@ -38,7 +38,7 @@ class ClusterPartsTest {
         log.append(3, 1, SIGNAL_MS + 5_150); // the same key again
         log.append(4, 1, SIGNAL_MS + 60);
         FailoverRound round = new FailoverRound(1, false, "member-1", 0, Set.of(5, 7), SIGNAL_MS, -1, 137,
-                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, SIGNAL_MS + 18_000, "1 / 1 / 1");
+                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, SIGNAL_MS + 18_000, "1 / 1 / 1", null);
 
         FailoverAudit audit = new FailoverAudit(List.of(round), runs, rows(runs), log, 10_000);
 
@@ -62,7 +62,7 @@ class ClusterPartsTest {
         ClusterJob victimJob = new ClusterJob(11, 5);
         List<RunStream.Run> runs = List.of(run(1, victimJob, SIGNAL_MS - 10));
         FailoverRound round = new FailoverRound(1, true, "member-2", 1, Set.of(5), SIGNAL_MS, 300, 143, -1,
-                SIGNAL_MS + 10_000, SIGNAL_MS + 12_000, "1 / 1 / 1");
+                SIGNAL_MS + 10_000, SIGNAL_MS + 12_000, "1 / 1 / 1", null);
         DeliveryLog log = new DeliveryLog();
         log.append(1, 1, SIGNAL_MS + 5);
 
@@ -72,6 +72,26 @@ class ClusterPartsTest {
         assertEquals(0, audit.takeoverMs().length);
         assertEquals(-1, round.leasesMovedMs());
         assertEquals(0, audit.lost());
+    }
+
+    @Test
+    void audit_roundDisturbedByAPostgresRestart_keepsItsInstancesOutOfTheSteadyState() {
+        ClusterJob otherJob = new ClusterJob(12, 6);
+        List<RunStream.Run> runs = List.of(run(1, otherJob, SIGNAL_MS + 2_000), run(2, otherJob, SIGNAL_MS + 30_000));
+        FailoverRound round = new FailoverRound(1, false, "member-1", 0, Set.of(5), SIGNAL_MS, -1, 137,
+                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, SIGNAL_MS + 18_000, "1 / 1 / 1", "PostgreSQL was restarted");
+        DeliveryLog log = new DeliveryLog();
+        log.append(1, 1, SIGNAL_MS + 12_000); // 10 s late: the outage's
+        log.append(2, 1, SIGNAL_MS + 30_020);
+
+        FailoverAudit audit = new FailoverAudit(List.of(round), runs, rows(runs), log, 10_000);
+
+        assertEquals(1, audit.inDisturbedRounds());
+        assertEquals(1, audit.outsideLateMs(false).length);
+        assertEquals(20, audit.outsideLateMs(false)[0]);
+        assertTrue(ClusterReport.failover(ClusterSettings.DEFAULTS, new FailoverRun.Outcome(
+                ClusterSettings.Mode.TAKEOVER, audit, List.of(), 0, "1", "1", 1, null, List.of()))
+                .contains("round 1 is left out"));
     }
 
     @Test
