@@ -70,8 +70,10 @@ public final class ClusterReport {
                 .append('\n');
         s.append("- restarted member back in, shards spread again (JVM start included): ")
                 .append(p50AndMax(rounds, m -> m.round().rejoinMs())).append('\n');
-        s.append("- lateness of the other instances: while a restarted member joined (hand-overs to it) ")
-                .append(percentiles(audit.outsideLateMs(true))).append("; the rest (steady state) ")
+        s.append("- lateness of the other instances: due while a restarted member joined (restart → spread again) ")
+                .append(percentiles(audit.outsideLateMs(true))).append(", of which claimed by the joiner (shards handed"
+                        + " over to it) ").append(percentiles(audit.handedOverLateMs()))
+                .append("; the rest (steady state) ")
                 .append(percentiles(audit.outsideLateMs(false)))
                 .append(audit.inDisturbedRounds() > 0 ? "; " + audit.inDisturbedRounds()
                         + " instances due in disturbed rounds are in neither" : "").append('\n');

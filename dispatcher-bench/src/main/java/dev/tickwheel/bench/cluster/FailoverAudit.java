@@ -31,8 +31,9 @@ import java.util.Set;
  *   <li><b>keys delivered twice</b>: arrivals beyond the first of any {@code Idempotency-Key} (a call cut by a
  *       kill and repeated by the new owner with the same key, as at-least-once allows);
  *   <li><b>outside the windows</b>: lateness of every other instance, split into those due while a restarted
- *       member was joining ({@code [restart, shards spread again]}: the hand-overs to it) and the rest (steady
- *       state), to show that only the victim's shards, and only for the take-over, were late; instances due during
+ *       member was joining ({@code [restart, shards spread again]}, which includes its JVM's start), those again
+ *       by who claimed them (the joiner: a shard handed over to it; another member), and the rest (steady state),
+ *       to show that only the victim's shards, and only for the take-over, were late; instances due during
  *       a round in which another client restarted PostgreSQL ({@link PostgresWatch}) are in neither.
  * </ul>
  *
@@ -67,6 +68,7 @@ final class FailoverAudit {
     private final long stray;
     private final Map<InstanceStatus, Long> statuses = new EnumMap<>(InstanceStatus.class);
     private final long[] rejoinLateMs;
+    private final long[] handedOverLateMs;
     private final long[] steadyLateMs;
     private final int inDisturbedRounds;
 
@@ -99,7 +101,10 @@ final class FailoverAudit {
         for (FailoverRound round : roundsDone) {
             rounds.add(measure(round, runs, firstArrival, jobShards, observeMs, inSomeWindow));
         }
+        Map<Long, Integer> claimNodes = new HashMap<>();
+        rows.forEach(row -> claimNodes.put(row.id(), row.claimNode()));
         List<Long> rejoin = new ArrayList<>();
+        List<Long> handedOver = new ArrayList<>();
         List<Long> steady = new ArrayList<>();
         int disturbedCount = 0;
         for (RunStream.Run run : runs) {
@@ -112,11 +117,20 @@ final class FailoverAudit {
                 disturbedCount++;
                 continue;
             }
-            boolean joining = roundsDone.stream().anyMatch(r -> run.dueMs() >= r.restartAtMs()
-                    && run.dueMs() <= r.spreadAtMs());
-            (joining ? rejoin : steady).add(arrival - run.dueMs());
+            FailoverRound joining = roundsDone.stream().filter(r -> run.dueMs() >= r.restartAtMs()
+                    && run.dueMs() <= r.spreadAtMs()).findFirst().orElse(null);
+            long lateMs = arrival - run.dueMs();
+            if (joining == null) {
+                steady.add(lateMs);
+            } else {
+                rejoin.add(lateMs);
+                if (claimNodes.getOrDefault(run.instanceId(), -1) == joining.joinedNode()) {
+                    handedOver.add(lateMs);
+                }
+            }
         }
         this.rejoinLateMs = rejoin.stream().mapToLong(Long::longValue).sorted().toArray();
+        this.handedOverLateMs = handedOver.stream().mapToLong(Long::longValue).sorted().toArray();
         this.steadyLateMs = steady.stream().mapToLong(Long::longValue).sorted().toArray();
         this.inDisturbedRounds = disturbedCount;
     }
@@ -196,6 +210,11 @@ final class FailoverAudit {
      */
     long[] outsideLateMs(boolean joining) {
         return (joining ? rejoinLateMs : steadyLateMs).clone();
+    }
+
+    /** Of {@code outsideLateMs(true)}, the lateness (ms, sorted) of those the joining member claimed. */
+    long[] handedOverLateMs() {
+        return handedOverLateMs.clone();
     }
 
     /** Instances outside the victims' windows but due during a disturbed round: in neither lateness figure. */

@@ -19,6 +19,7 @@ import java.util.Set;
  * @param leasesMovedAtMs when {@code GET /api/cluster} (polled every 100 ms) first showed every one of the victim's
  *                        shards held by another node; -1 if it never did within the round
  * @param restartAtMs     when the victim's new process was started (wall clock)
+ * @param joinedNode      the node id the restarted process joined as
  * @param spreadAtMs      when the shards were seen spread over the members again, the restarted one included, and
  *                        stable (no shard changing hands) for a second
  * @param loadAverage     the machine's load average at the signal
@@ -27,7 +28,7 @@ import java.util.Set;
  */
 record FailoverRound(int number, boolean graceful, String victim, int victimNode, Set<Integer> victimShards,
                      long signalAtMs, long stopTookMs, int exitCode, long leasesMovedAtMs, long restartAtMs,
-                     long spreadAtMs, String loadAverage, String disturbance) {
+                     int joinedNode, long spreadAtMs, String loadAverage, String disturbance) {
 
     FailoverRound {
         victimShards = Set.copyOf(victimShards);

@@ -172,7 +172,7 @@ public final class FailoverRun {
         Thread.sleep(settings.settleMs());
         String disturbance = PostgresWatch.read(jdbcUrl).disturbedSince(watch).orElse(null);
         return new FailoverRound(number, graceful, victim.name(), victimNode, shards, signalAtMs, stopped.tookMs(),
-                stopped.exitCode(), movedAtMs, restartAtMs, spreadAtMs, load, disturbance);
+                stopped.exitCode(), movedAtMs, restartAtMs, victim.nodeId(), spreadAtMs, load, disturbance);
     }
 
     /** Polls GET /api/cluster until every one of {@code shards} is held by another node; -1 if not by the deadline. */

@@ -30,15 +30,19 @@ class ClusterPartsTest {
                 run(2, victimJob, SIGNAL_MS + 100), // first due after; arrives at +5 200
                 run(3, victimJob, SIGNAL_MS + 300), // arrives earlier, at +5 100: the take-over
                 run(4, otherJob, SIGNAL_MS + 50), // another member's shard: steady state
-                run(5, victimJob, SIGNAL_MS + 20_000)); // after the window; never delivered: lost
+                run(5, victimJob, SIGNAL_MS + 20_000), // after the window; never delivered: lost
+                run(6, otherJob, SIGNAL_MS + 12_000), // while the restarted member (node 3) joins, claimed by it
+                run(7, otherJob, SIGNAL_MS + 13_000)); // while it joins, claimed by another member
         DeliveryLog log = new DeliveryLog();
         log.append(1, 1, SIGNAL_MS + 5_300);
         log.append(2, 1, SIGNAL_MS + 5_200);
         log.append(3, 1, SIGNAL_MS + 5_100);
         log.append(3, 1, SIGNAL_MS + 5_150); // the same key again
         log.append(4, 1, SIGNAL_MS + 60);
+        log.append(6, 1, SIGNAL_MS + 12_700);
+        log.append(7, 1, SIGNAL_MS + 13_005);
         FailoverRound round = new FailoverRound(1, false, "member-1", 0, Set.of(5, 7), SIGNAL_MS, -1, 137,
-                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, SIGNAL_MS + 18_000, "1 / 1 / 1", null);
+                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, 3, SIGNAL_MS + 18_000, "1 / 1 / 1", null);
 
         FailoverAudit audit = new FailoverAudit(List.of(round), runs, rows(runs), log, 10_000);
 
@@ -55,6 +59,9 @@ class ClusterPartsTest {
         assertEquals(8_000, round.rejoinMs());
         assertEquals(1, audit.outsideLateMs(false).length); // instance 4; 1 is in the second before the signal
         assertEquals(10, audit.outsideLateMs(false)[0]);
+        assertEquals(2, audit.outsideLateMs(true).length); // instances 6 and 7
+        assertEquals(1, audit.handedOverLateMs().length); // instance 6, claimed by the joiner
+        assertEquals(700, audit.handedOverLateMs()[0]);
     }
 
     @Test
@@ -62,7 +69,7 @@ class ClusterPartsTest {
         ClusterJob victimJob = new ClusterJob(11, 5);
         List<RunStream.Run> runs = List.of(run(1, victimJob, SIGNAL_MS - 10));
         FailoverRound round = new FailoverRound(1, true, "member-2", 1, Set.of(5), SIGNAL_MS, 300, 143, -1,
-                SIGNAL_MS + 10_000, SIGNAL_MS + 12_000, "1 / 1 / 1", null);
+                SIGNAL_MS + 10_000, 3, SIGNAL_MS + 12_000, "1 / 1 / 1", null);
         DeliveryLog log = new DeliveryLog();
         log.append(1, 1, SIGNAL_MS + 5);
 
@@ -79,7 +86,7 @@ class ClusterPartsTest {
         ClusterJob otherJob = new ClusterJob(12, 6);
         List<RunStream.Run> runs = List.of(run(1, otherJob, SIGNAL_MS + 2_000), run(2, otherJob, SIGNAL_MS + 30_000));
         FailoverRound round = new FailoverRound(1, false, "member-1", 0, Set.of(5), SIGNAL_MS, -1, 137,
-                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, SIGNAL_MS + 18_000, "1 / 1 / 1", "PostgreSQL was restarted");
+                SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, 3, SIGNAL_MS + 18_000, "1 / 1 / 1", "PostgreSQL was restarted");
         DeliveryLog log = new DeliveryLog();
         log.append(1, 1, SIGNAL_MS + 12_000); // 10 s late: the outage's
         log.append(2, 1, SIGNAL_MS + 30_020);
@@ -149,7 +156,7 @@ class ClusterPartsTest {
         for (RunStream.Run run : runs) {
             Instant due = Instant.ofEpochMilli(run.dueMs());
             rows.add(new Instance(run.instanceId(), run.job().id(), InstanceStatus.SUCCEEDED, null, due, due, 1, null,
-                    null, null, due, due, run.job().shard(), 0, 1));
+                    null, null, due, due, run.job().shard(), run.instanceId() == 6 ? 3 : 0, 1));
         }
         return rows;
     }
