@@ -1,6 +1,9 @@
 package dev.tickwheel.bench.cluster;
 
 import dev.tickwheel.bench.Summary;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -77,6 +80,13 @@ public final class ClusterReport {
                 .append(percentiles(audit.outsideLateMs(false)))
                 .append(audit.inDisturbedRounds() > 0 ? "; " + audit.inDisturbedRounds()
                         + " instances due in disturbed rounds are in neither" : "").append('\n');
+        List<String> latest = new ArrayList<>();
+        audit.latestOutside().forEach(l -> latest.add(String.format(Locale.ROOT, "%d (shard %d, due %s, %s s late,"
+                        + " claimed by node %d under epoch %d, %s)", l.instanceId(), l.shard(),
+                DateTimeFormatter.ISO_LOCAL_TIME.format(Instant.ofEpochMilli(l.dueMs()).atZone(ZoneOffset.UTC)),
+                seconds(l.lateMs()), l.claimNode(), l.claimEpoch(), l.where())));
+        s.append("- the latest of those: ").append(latest.isEmpty() ? "none" : String.join("; ", latest))
+                .append('\n');
         s.append(String.format(Locale.ROOT, "- instances created through the API: %,d; **lost: %d** (not in the"
                         + " store: %d); **keys delivered twice: %d**; stray: %d; rows at the end: %s; runs that"
                         + " failed: %d%n", audit.created(), audit.lost(), audit.notInStore(), audit.duplicateKeys(),

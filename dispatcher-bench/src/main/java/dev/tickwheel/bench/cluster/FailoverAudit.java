@@ -7,6 +7,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,7 +61,27 @@ final class FailoverAudit {
                         int windowDelivered, double lateP50Ms, double lateMaxMs) {
     }
 
+    /**
+     * An instance outside the victims' windows, for the report's list of the latest (their ids lead to the servers'
+     * logs).
+     *
+     * @param instanceId the instance
+     * @param shard      its shard
+     * @param dueMs      when it was due (wall clock)
+     * @param lateMs     its first arrival minus that
+     * @param claimNode  the node of its (last) claim, from the row
+     * @param claimEpoch the lease epoch of that claim
+     * @param where      {@code steady}, or the round whose restarted member was joining
+     */
+    record LateInstance(long instanceId, int shard, long dueMs, long lateMs, int claimNode, long claimEpoch,
+                        String where) {
+    }
+
+    /** How many of the latest instances outside the victims' windows the report lists. */
+    static final int LATEST_SHOWN = 5;
+
     private final List<RoundMeasure> rounds = new ArrayList<>();
+    private final List<LateInstance> latestOutside;
     private final long created;
     private final long lost;
     private final long notInStore;
@@ -101,8 +122,9 @@ final class FailoverAudit {
         for (FailoverRound round : roundsDone) {
             rounds.add(measure(round, runs, firstArrival, jobShards, observeMs, inSomeWindow));
         }
-        Map<Long, Integer> claimNodes = new HashMap<>();
-        rows.forEach(row -> claimNodes.put(row.id(), row.claimNode()));
+        Map<Long, Instance> rowsById = new HashMap<>();
+        rows.forEach(row -> rowsById.put(row.id(), row));
+        List<LateInstance> outside = new ArrayList<>();
         List<Long> rejoin = new ArrayList<>();
         List<Long> handedOver = new ArrayList<>();
         List<Long> steady = new ArrayList<>();
@@ -120,15 +142,22 @@ final class FailoverAudit {
             FailoverRound joining = roundsDone.stream().filter(r -> run.dueMs() >= r.restartAtMs()
                     && run.dueMs() <= r.spreadAtMs()).findFirst().orElse(null);
             long lateMs = arrival - run.dueMs();
+            Instance row = rowsById.get(run.instanceId());
+            int claimNode = row == null ? -1 : row.claimNode();
             if (joining == null) {
                 steady.add(lateMs);
             } else {
                 rejoin.add(lateMs);
-                if (claimNodes.getOrDefault(run.instanceId(), -1) == joining.joinedNode()) {
+                if (claimNode == joining.joinedNode()) {
                     handedOver.add(lateMs);
                 }
             }
+            outside.add(new LateInstance(run.instanceId(), run.job().shard(), run.dueMs(), lateMs, claimNode,
+                    row == null ? -1 : row.claimEpoch(), joining == null ? "steady"
+                    : "round " + joining.number() + " rejoin (node " + joining.joinedNode() + ")"));
         }
+        outside.sort(Comparator.comparingLong(LateInstance::lateMs).reversed());
+        this.latestOutside = List.copyOf(outside.subList(0, Math.min(LATEST_SHOWN, outside.size())));
         this.rejoinLateMs = rejoin.stream().mapToLong(Long::longValue).sorted().toArray();
         this.handedOverLateMs = handedOver.stream().mapToLong(Long::longValue).sorted().toArray();
         this.steadyLateMs = steady.stream().mapToLong(Long::longValue).sorted().toArray();
@@ -210,6 +239,11 @@ final class FailoverAudit {
      */
     long[] outsideLateMs(boolean joining) {
         return (joining ? rejoinLateMs : steadyLateMs).clone();
+    }
+
+    /** The latest instances outside the victims' windows, latest first, at most {@link #LATEST_SHOWN}. */
+    List<LateInstance> latestOutside() {
+        return latestOutside;
     }
 
     /** Of {@code outsideLateMs(true)}, the lateness (ms, sorted) of those the joining member claimed. */

@@ -62,6 +62,9 @@ class ClusterPartsTest {
         assertEquals(2, audit.outsideLateMs(true).length); // instances 6 and 7
         assertEquals(1, audit.handedOverLateMs().length); // instance 6, claimed by the joiner
         assertEquals(700, audit.handedOverLateMs()[0]);
+        assertEquals(6, audit.latestOutside().get(0).instanceId());
+        assertEquals(3, audit.latestOutside().get(0).claimNode());
+        assertEquals(3, audit.latestOutside().size());
     }
 
     @Test
