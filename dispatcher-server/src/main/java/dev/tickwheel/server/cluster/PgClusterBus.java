@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * <p>Sending: {@link #publish} queues the event and returns; one thread ({@code tickwheel-bus-send-1}, a
  * {@link Batcher}) takes whatever has queued up, writes it as {@link EventLines} packed into payloads under 8000 bytes,
  * and sends each with {@code SELECT pg_notify(?, ?)} on a pooled connection, in autocommit so that each payload is its
- * own transaction (PostgreSQL folds identical notifications of one transaction into one). So a burst of 10 000 events
+ * own transaction (PostgreSQL folds identical notifications of one transaction into one), committed without waiting
+ * for the WAL flush ({@code synchronous_commit} off for that transaction only: a prompt is a hint). So a burst of 10 000 events
  * costs a few dozen notifications, and one event alone is sent at once. A failed send is logged and its events
  * dropped: prompts are hints.
  *
@@ -174,7 +175,11 @@ public final class PgClusterBus implements ClusterBus {
         List<String> payloads = EventLines.payloads(session, batch);
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true); // one transaction per payload: none folded into another
-            try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+            // A NOTIFY commits like a write (it takes an XID), so by default each one waits for a WAL flush and
+            // queues API writes behind it. A prompt is a hint (a crash may lose it; the owner's sweep catches that),
+            // so this transaction alone commits without waiting for the flush.
+            try (PreparedStatement notify = connection.prepareStatement(
+                    "SELECT set_config('synchronous_commit', 'off', true), pg_notify(?, ?)")) {
                 for (String payload : payloads) {
                     notify.setString(1, channel);
                     notify.setString(2, payload);

@@ -242,8 +242,8 @@ public final class InstanceDispatcher implements AutoCloseable {
                 CLAIM_RETRY_DELAY, failure.toString());
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
         batch.forEach(fired -> {
+            inHand.remove(fired.instanceId()); // first: arm skips what is in hand
             arm(fired.instanceId(), fired.jobId(), retryAt);
-            inHand.remove(fired.instanceId());
         });
     }
 
@@ -353,6 +353,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
         for (ClaimBatcher.Admitted a : admitted) {
             slots.release(a.ticket());
+            inHand.remove(a.instanceId()); // first: arm skips what is in hand
             if (rearm) {
                 arm(a.instanceId(), a.job().id(), retryAt);
             } else if (!ownership.holds(ownership.shardOf(a.job().id()))) {
@@ -360,7 +361,6 @@ public final class InstanceDispatcher implements AutoCloseable {
             } else {
                 listener.claimLost();
             }
-            inHand.remove(a.instanceId());
         }
     }
 

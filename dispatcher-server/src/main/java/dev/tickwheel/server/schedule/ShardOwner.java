@@ -8,6 +8,7 @@ import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
@@ -130,7 +131,8 @@ public final class ShardOwner implements ShardListener {
         while (true) {
             List<Instance> page = instances.findWaiting(held, now, after, SWEEP_PAGE);
             for (Instance instance : page) {
-                if (dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.expectedTriggerTime())) {
+                if (!dispatcher.isKnown(instance.id()) && stillWaiting(instance.id())
+                        && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.expectedTriggerTime())) {
                     armed++;
                 }
             }
@@ -142,6 +144,14 @@ public final class ShardOwner implements ShardListener {
         if (armed > 0) {
             log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
         }
+    }
+
+    /**
+     * Read again: under load many rows of a page are claimed between the page's read and their turn here, and an
+     * instance claimed (no longer in hand) must not be armed a second time.
+     */
+    private boolean stillWaiting(long instanceId) {
+        return instances.get(instanceId).map(i -> i.status() == InstanceStatus.WAITING).orElse(false);
     }
 
     // ---- prompts from other members (bus thread) ----

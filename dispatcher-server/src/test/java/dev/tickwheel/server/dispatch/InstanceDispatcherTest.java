@@ -16,11 +16,15 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.SettableClock;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,6 +33,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,6 +74,8 @@ class InstanceDispatcherTest {
     }
 
     private final SettableClock clock = new SettableClock(NOW);
+    private final AtomicInteger claimFailuresLeft = new AtomicInteger();
+    private final AtomicInteger jobReadFailuresLeft = new AtomicInteger();
     private final FakeTarget target = new FakeTarget();
     private final List<Long> completed = new CopyOnWriteArrayList<>();
     private JdbcStores stores;
@@ -86,9 +93,26 @@ class InstanceDispatcherTest {
                 },
                 "overflows", ctx -> recurse(1)), Map.of(), 1);
         target.store = stores.instances();
-        dispatcher = new InstanceDispatcher(stores.instances(), new JobCatalog(stores.jobs(), Duration.ofMinutes(1)),
-                WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit, serverLimit), wheel, clock, DispatchListener.NONE,
-                (job, instance, at) -> completed.add(instance.id()), serverLimit, Duration.ofSeconds(7));
+        InstanceStore instances = failing(InstanceStore.class, stores.instances(), "claimBatch", claimFailuresLeft);
+        JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
+        dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
+                WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
+                serverLimit), wheel, clock, DispatchListener.NONE, (job, instance, at) -> completed.add(instance.id()),
+                serverLimit, Duration.ofSeconds(7));
+    }
+
+    /** {@code real}, except that its method {@code method} throws while {@code left} counts down above zero. */
+    private static <T> T failing(Class<T> type, T real, String method, AtomicInteger left) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
+            if (m.getName().equals(method) && left.getAndDecrement() > 0) {
+                throw new StoreException("injected: the store is unreachable", null);
+            }
+            try {
+                return m.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }));
     }
 
     private static int recurse(int depth) {
@@ -125,6 +149,34 @@ class InstanceDispatcherTest {
 
     private long count(InstanceStatus status) {
         return stores.instances().countByStatus().get(status);
+    }
+
+    @Test
+    void claimStatementFails_theBatchIsArmedAgainAndCalledOnce() {
+        start(100, 100);
+        Job job = webhookJob("store-down.test", DeliveryPolicy.DEFAULT);
+        claimFailuresLeft.set(1);
+
+        long id = fireNow(job);
+
+        Await.until("the call after the failed claim (re-armed 1 s later)", WAIT, () -> target.callOf(id) != null);
+        assertTrue(claimFailuresLeft.get() < 0, "the injected failure happened");
+        assertEquals(1, target.calls.size());
+        assertEquals(InstanceStatus.DISPATCHING, status(id));
+    }
+
+    @Test
+    void jobReadFails_theInstanceIsArmedAgainAndCalled() {
+        start(100, 100);
+        Job job = webhookJob("job-read.test", DeliveryPolicy.DEFAULT);
+        jobReadFailuresLeft.set(1);
+
+        long id = fireNow(job);
+
+        Await.until("the call after the failed job read (re-armed 1 s later)", WAIT,
+                () -> target.callOf(id) != null);
+        assertTrue(jobReadFailuresLeft.get() < 0, "the injected failure happened");
+        assertEquals(1, target.calls.size());
     }
 
     /**
