@@ -60,14 +60,8 @@ public final class ChildJvm {
      */
     public static Map<String, String> run(Class<?> main, List<String> jvmFlags, List<String> args,
                                           Duration timeout) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmFlags);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main.getName());
-        command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        ProcessBuilder builder = new ProcessBuilder(command(main, jvmFlags, args))
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
         Map<String, String> result = new LinkedHashMap<>();
         try {
             Process process = builder.start();
@@ -90,6 +84,22 @@ public final class ChildJvm {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a child JVM", e);
         }
+    }
+
+    /**
+     * The command line of a child JVM: this JVM's {@code java}, {@code jvmFlags}, this JVM's class path, {@code main}
+     * and {@code args}. For children that are not measurements but long-lived processes (the cluster benchmark's
+     * server members), which the caller starts, signals and reads itself.
+     */
+    public static List<String> command(Class<?> main, List<String> jvmFlags, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(args);
+        return command;
     }
 
     private static void readResult(Process process, Map<String, String> result) {

@@ -11,17 +11,17 @@ import java.util.List;
  *
  * <p>Stateless.
  */
-final class Machine {
+public final class Machine {
 
     private Machine() {
     }
 
-    static String describe() {
+    public static String describe() {
         return describe(ChildJvm.JVM_FLAGS);
     }
 
     /** The machine, with the flags the benchmark's child JVMs were started with. */
-    static String describe(List<String> childJvmFlags) {
+    public static String describe(List<String> childJvmFlags) {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         return "| what | value |\n| --- | --- |\n"
@@ -37,7 +37,7 @@ final class Machine {
                 + "| child JVM flags | `" + String.join(" ", childJvmFlags) + "` |\n";
     }
 
-    static String loadAverage() {
+    public static String loadAverage() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return f[0] + " / " + f[1] + " / " + f[2] + " (1 / 5 / 15 min)";

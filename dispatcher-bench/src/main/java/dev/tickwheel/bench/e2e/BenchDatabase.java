@@ -63,6 +63,11 @@ public final class BenchDatabase implements AutoCloseable {
         return jdbcUrl;
     }
 
+    /** The PostgreSQL schema of this store, or null for H2 (e.g. to read its tables' statistics). */
+    public String pgSchema() {
+        return pgSchema;
+    }
+
     @Override
     public String toString() {
         return description;

@@ -1,5 +1,6 @@
 package dev.tickwheel.bench.webhook;
 
+import dev.tickwheel.bench.CommandLine;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -98,21 +99,16 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
      * @throws IllegalArgumentException naming the option if a name is unknown or a value bad
      */
     public ScenarioSettings with(Map<String, String> options) {
-        for (String name : options.keySet()) {
-            if (!OPTIONS.contains(name)) {
-                throw new IllegalArgumentException("unknown scenario option: " + name);
-            }
-        }
-        Options o = new Options(options);
-        return new ScenarioSettings(o.i("--fast-instances", fastInstances), o.l("--fast-lead-ms", fastLeadMs),
-                o.l("--fast-spread-ms", fastSpreadMs), o.i("--fast-limit", fastLimit),
-                o.i("--slow-rate", slowRatePerSec),
-                o.i("--slow-duration-s", slowDurationS), o.l("--slow-latency-ms", slowLatencyMs),
-                o.i("--slow-limit", slowLimit), o.i("--stalled-calls", stalledCalls),
-                o.i("--healthy-calls", healthyCalls), o.l("--stall-timeout-ms", stallTimeoutMs),
-                options.containsKey("--stall-mode") ? ReceiverMode.parse(options.get("--stall-mode")) : stallMode,
-                o.i("--heap-calls", heapCalls), o.l("--heap-hold-ms", heapHoldMs), o.l("--lead-ms", leadMs),
-                Duration.ofSeconds(o.l("--timeout-s", timeout.toSeconds())));
+        CommandLine o = CommandLine.of(options, OPTIONS);
+        return new ScenarioSettings(o.integer("--fast-instances", fastInstances),
+                o.number("--fast-lead-ms", fastLeadMs), o.number("--fast-spread-ms", fastSpreadMs),
+                o.integer("--fast-limit", fastLimit), o.integer("--slow-rate", slowRatePerSec),
+                o.integer("--slow-duration-s", slowDurationS), o.number("--slow-latency-ms", slowLatencyMs),
+                o.integer("--slow-limit", slowLimit), o.integer("--stalled-calls", stalledCalls),
+                o.integer("--healthy-calls", healthyCalls), o.number("--stall-timeout-ms", stallTimeoutMs),
+                o.has("--stall-mode") ? ReceiverMode.parse(o.text("--stall-mode", null)) : stallMode,
+                o.integer("--heap-calls", heapCalls), o.number("--heap-hold-ms", heapHoldMs),
+                o.number("--lead-ms", leadMs), Duration.ofSeconds(o.number("--timeout-s", timeout.toSeconds())));
     }
 
     /** These settings as the options {@link #with} reads, for a child JVM. */
@@ -135,25 +131,6 @@ public record ScenarioSettings(int fastInstances, long fastLeadMs, long fastSpre
         o.put("--lead-ms", Long.toString(leadMs));
         o.put("--timeout-s", Long.toString(timeout.toSeconds()));
         return o;
-    }
-
-    /** Reads whole numbers from an option map, naming the option when one is not. */
-    private record Options(Map<String, String> values) {
-        int i(String name, int otherwise) {
-            return Math.toIntExact(l(name, otherwise));
-        }
-
-        long l(String name, long otherwise) {
-            String value = values.get(name);
-            if (value == null) {
-                return otherwise;
-            }
-            try {
-                return Long.parseLong(value);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(name + " needs a whole number: " + value, e);
-            }
-        }
     }
 
     private static void positive(String name, long value) {

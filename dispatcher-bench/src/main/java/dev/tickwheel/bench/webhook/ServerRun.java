@@ -1,6 +1,7 @@
 package dev.tickwheel.bench.webhook;
 
 import dev.tickwheel.bench.HeapHistogram;
+import dev.tickwheel.bench.e2e.ApiJobInstances;
 import dev.tickwheel.bench.e2e.OneShotJobs;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.dispatch.DispatchListener;
@@ -139,8 +140,8 @@ public final class ServerRun {
                                     DeliveryPolicy.OverLimit.WAIT), s.leadMs(), 0),
                     new OneShotJobs.Group("healthy-", s.healthyCalls(), Target.webhook(urls.get(1)),
                             DeliveryPolicy.DEFAULT, s.leadMs(), 0)), clock);
-            case HEAP -> OneJobInstances.insert(stores, "heap", first, DeliveryPolicy.DEFAULT, s.heapCalls(),
-                    s.leadMs(), clock);
+            case HEAP -> ApiJobInstances.insert(stores, "heap", 1, s.heapCalls(), first, DeliveryPolicy.DEFAULT,
+                    s.leadMs(), s.heapCalls(), clock); // one job, one instance per ms
         };
     }
 

@@ -12,22 +12,35 @@ import dev.tickwheel.bench.e2e.BenchDatabase;
  *
  * <p>Stateless.
  */
-final class TestPostgres {
+public final class TestPostgres {
 
     static final String START_COMMAND = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
 
     private TestPostgres() {
     }
 
-    static BenchDatabase schema() {
+    private static String url() {
         String env = System.getenv("TICKWHEEL_TEST_PG_URL");
-        String url = env == null || env.isBlank() ? BenchDatabase.DEFAULT_PG_URL : env;
+        return env == null || env.isBlank() ? BenchDatabase.DEFAULT_PG_URL : env;
+    }
+
+    /**
+     * The test server's URL, checked to be reachable (a schema is created and dropped), for harnesses that make their
+     * own schemas.
+     */
+    public static String serverUrl() {
+        schema().close();
+        return url();
+    }
+
+    static BenchDatabase schema() {
+        String url = url();
         try {
             return BenchDatabase.postgres(url);
         } catch (IllegalStateException unreachable) {
             boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
             return fail("PostgreSQL is unreachable at " + url + " (" + unreachable.getMessage() + "). " + (ci
-                    ? "CI=true, so the webhook smoke test fails rather than skips."
+                    ? "CI=true, so the benchmark smoke tests fail rather than skip."
                     : "Start it with `" + START_COMMAND + "`, or point TICKWHEEL_TEST_PG_URL at a server."),
                     unreachable);
         }
