@@ -74,7 +74,10 @@ class CronScheduleOracleTest {
             return YEAR_START.plusMillis((long) (random.nextDouble() * (YEAR_END.toEpochMilli() - YEAR_START.toEpochMilli())));
         }
         Instant near = series.get(random.nextInt(series.size()));
-        return near.plusSeconds(random.nextInt(7_200) - 3_600);
+        Instant query = near.plusSeconds(random.nextInt(7_200) - 3_600);
+        // The series knows only the triggers from YEAR_START on: a query before it (an hour before the year's first
+        // trigger) would expect the first of the series where the cron rightly answers an earlier one.
+        return query.isBefore(YEAR_START) ? YEAR_START : query;
     }
 
     private static void assertStrictlyIncreasing(List<Instant> series, String what) {
