@@ -5,18 +5,30 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 
 /**
- * The few calls of Tickwheel's HTTP API (docs/openapi.yaml) the cluster benchmark makes, on the JDK's HttpClient:
- * create a job, run it, read {@code GET /api/cluster}. Only the benchmark talks to the API this way; the servers'
- * webhook calls go the other way, to the {@link dev.tickwheel.bench.webhook.LoadReceiver}.
+ * The few calls of Tickwheel's HTTP API (docs/openapi.yaml) the cluster benchmark makes: create a job, run it, read
+ * {@code GET /api/cluster}. Only the benchmark talks to the API this way; the servers' webhook calls go the other way,
+ * to the {@link dev.tickwheel.bench.webhook.LoadReceiver}.
  *
- * <p>Thread-safe (the JDK client is).
+ * <p>On Apache HttpClient 5 (the client the server's webhooks use), classic API, one pool shared by every member's
+ * API: a pooled connection idle for a second is checked before reuse (members are killed and restarted under it),
+ * no automatic retries (a run is not idempotent), and the socket timeout bounds every read, the body's included.
+ *
+ * <p>Thread-safe (the client is).
  */
 final class MemberApi {
 
@@ -29,10 +41,19 @@ final class MemberApi {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+    private static final CloseableHttpClient HTTP = HttpClients.custom()
+            .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                    .setDefaultConnectionConfig(ConnectionConfig.custom()
+                            .setConnectTimeout(Timeout.ofSeconds(5))
+                            .setSocketTimeout(Timeout.ofSeconds(20))
+                            .setValidateAfterInactivity(TimeValue.ofSeconds(1))
+                            .build())
+                    .setMaxConnTotal(64)
+                    .setMaxConnPerRoute(16)
+                    .build())
+            .disableAutomaticRetries()
+            .build();
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .version(HttpClient.Version.HTTP_1_1).build();
     private final String baseUrl;
 
     MemberApi(String baseUrl) {
@@ -44,12 +65,13 @@ final class MemberApi {
     }
 
     Reply get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET());
+        return send(new HttpGet(baseUrl + path));
     }
 
     Reply post(String path, String jsonBody) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(jsonBody)));
+        HttpPost post = new HttpPost(baseUrl + path);
+        post.setEntity(new StringEntity(jsonBody, ContentType.APPLICATION_JSON));
+        return send(post);
     }
 
     /** {@code POST /api/jobs}: an on-demand webhook job, one attempt; returns the new job's id. */
@@ -73,16 +95,15 @@ final class MemberApi {
         return ClusterSnapshot.parse(reply.json(), System.currentTimeMillis());
     }
 
-    private Reply send(HttpRequest.Builder request) {
+    private Reply send(HttpUriRequestBase request) {
         try {
-            HttpResponse<String> response = http.send(request.timeout(REQUEST_TIMEOUT).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return new Reply(response.statusCode(), response.body(), parse(response.body()));
+            return HTTP.execute(request, response -> {
+                String text = response.getEntity() == null ? ""
+                        : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
+                return new Reply(response.getCode(), text, parse(text));
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("API call to " + baseUrl + " failed: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during an API call to " + baseUrl, e);
         }
     }
 

@@ -13,6 +13,7 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -230,10 +233,10 @@ public final class ShardOwner implements ShardListener {
     }
 
     /** Waits until every task handed to the loader thread so far has run (start-up recovery). */
-    public void awaitLoaderThread(java.time.Duration bound) throws InterruptedException {
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    public void awaitLoaderThread(Duration bound) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1);
         loaderThread.runOnce("barrier", done::countDown);
-        if (!done.await(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        if (!done.await(bound.toMillis(), TimeUnit.MILLISECONDS)) {
             log.warn("start-up recovery still running after {}; starting anyway", bound);
         }
     }
