@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *      returns under another epoch, are lost; shards it returns that are not held here (dropped after renewals
  *      failed) are held again (listener.acquired). If it throws, the round ends here: retried next round.
  *   3. store.view(): the live members (node rows unexpired by the view's database clock, and this member), and who
- *      Rendezvous prefers for each shard. Then, in this order:
+ *      Rendezvous prefers for each shard: among the live members for a free shard, among those that renewed since
+ *      they joined (their rounds run) for a held one. Then, in this order:
  *      - a held shard the view shows under another owner or epoch is lost;
  *      - a draining shard this member is preferred for again is held again (listener.acquired, same epoch);
  *      - draining shards that are drained (listener.drained) or have drained for maxDrain are released;

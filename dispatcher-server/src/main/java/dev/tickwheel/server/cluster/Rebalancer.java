@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The second half of a lease round: from a {@link ClusterView}, moves this member's shards towards what
- * {@link Rendezvous} prefers among the live members, in this order: drops held shards the view shows taken, holds again
+ * {@link Rendezvous} prefers among the live members (for a held shard, among those that have started their lease
+ * rounds), in this order: drops held shards the view shows taken, holds again
  * draining shards it is preferred for again, releases drained shards, starts draining shards another member is
  * preferred for, and acquires the free shards it is preferred for. {@link LeaseKeeper} explains why that is safe.
  *
@@ -40,6 +41,7 @@ final class Rebalancer {
     /** Written by rounds only, read by stats() on other threads. */
     private volatile long shardsReleased;
     private Set<Integer> lastLiveMembers = Set.of();
+    private Set<Integer> lastRunningMembers = Set.of();
 
     Rebalancer(ClusterStore store, int nodeId, LeaseKeeper.Settings settings, Ticker ticker, ShardListener listener,
                LocalLeases local, RepeatedFailureLog failureLog) {
@@ -64,17 +66,30 @@ final class Rebalancer {
 
     void rebalance(ClusterView view) {
         long dbNowMs = view.dbNowMs();
+        // Two sets of members. A member joins when its server opens but runs lease rounds only once scheduling
+        // starts (seconds later, after recovery): until it has renewed, shards drained to it would lie free, so
+        // held shards move only to members that renewed ("running"). Free shards it is preferred for are left to it
+        // while its node row is live ("live"), so that members starting together do not first take everything and
+        // then hand it on; should it never start, its row expires after a TTL and they are taken then.
         Set<Integer> live = new TreeSet<>();
+        Set<Integer> running = new TreeSet<>();
         live.add(nodeId); // live by its own renewal, whatever a view read before it says
+        running.add(nodeId);
         for (ClusterView.Member member : view.members()) {
             if (member.liveAt(dbNowMs)) {
                 live.add(member.nodeId());
+                if (member.renewedSinceJoin()) {
+                    running.add(member.nodeId());
+                }
             }
         }
-        int[] preferred = Rendezvous.assign(live, local.shardCount());
-        if (!live.equals(lastLiveMembers)) {
-            log.info("node {}: live members {}, preferred shards {}", nodeId, live, Rendezvous.describe(preferred));
+        int[] preferred = Rendezvous.assign(running, local.shardCount());
+        int[] preferredOfFree = live.equals(running) ? preferred : Rendezvous.assign(live, local.shardCount());
+        if (!live.equals(lastLiveMembers) || !running.equals(lastRunningMembers)) {
+            log.info("node {}: live members {} (running {}), preferred shards {}", nodeId, live, running,
+                    Rendezvous.describe(preferred));
             lastLiveMembers = live;
+            lastRunningMembers = running;
         }
         ClusterView.ShardLease[] leases = new ClusterView.ShardLease[local.shardCount()];
         for (ClusterView.ShardLease lease : view.leases()) {
@@ -86,7 +101,7 @@ final class Rebalancer {
         resumeReturned(preferred);
         boolean released = releaseDrained();
         startDrains(preferred);
-        if (acquireFree(preferred, leases, dbNowMs) && released) {
+        if (acquireFree(preferredOfFree, leases, dbNowMs) && released) {
             failureLog.succeeded();
         }
     }

@@ -35,6 +35,16 @@ public record ClusterView(long dbNowMs, List<Member> members, List<ShardLease> l
         public boolean liveAt(long dbNowMs) {
             return expiresAtMs > dbNowMs;
         }
+
+        /**
+         * Whether it renewed since it joined, that is, its lease rounds run. A member joins when its server opens
+         * (it needs its node id for the id generator) but starts its rounds only when scheduling starts; others
+         * drain shards to it only from then on, or they would lie free until it takes them. Same millisecond on
+         * the database's clock counts as not yet: that member is counted one renewal later.
+         */
+        public boolean renewedSinceJoin() {
+            return heartbeatAtMs > startedAtMs;
+        }
     }
 
     /**

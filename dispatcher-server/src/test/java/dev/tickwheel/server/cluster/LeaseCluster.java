@@ -72,7 +72,17 @@ final class LeaseCluster {
         this(LeaseKeeper.Settings.defaults());
     }
 
-    /** A new member: joined under the lowest free node id, keeper made, no round run yet. */
+    /**
+     * How long a server takes from its join (when it opens) to its first lease round (when scheduling starts); the
+     * members count it for assignment only once it has renewed after joining, later than its join on the
+     * database's clock.
+     */
+    static final Duration OPEN_TO_START = Duration.ofMillis(1);
+
+    /**
+     * A new member: joined under the lowest free node id, keeper made, no round run yet; every clock then moves by
+     * {@link #OPEN_TO_START}.
+     */
     Node join() {
         return join(OptionalInt.empty());
     }
@@ -82,6 +92,7 @@ final class LeaseCluster {
         store.join(requestedId, "member " + nodes.size(), settings.ttl());
         Node node = new Node(store, new ManualTicker(TICKER_STARTS[nodes.size() % TICKER_STARTS.length]), settings);
         nodes.add(node);
+        advance(OPEN_TO_START);
         return node;
     }
 

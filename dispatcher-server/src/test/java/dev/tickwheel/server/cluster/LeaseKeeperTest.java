@@ -292,6 +292,49 @@ class LeaseKeeperTest {
     }
 
     @Test
+    void join_nothingDrainsToAMemberUntilItsRoundsRun_soNoShardLiesFreeWhileItsServerStarts() {
+        LeaseCluster cluster = new LeaseCluster();
+        Node a = cluster.join();
+        cluster.step();
+        Node b = cluster.join(); // its server opened (node row written); scheduling not started yet
+        b.running = false;
+        Set<Integer> moving = cluster.preferredShards(b, List.of(a, b));
+
+        for (int i = 0; i < 12; i++) { // 3 s: B's row is live all along, but it takes nothing
+            cluster.step();
+            assertEquals(ALL, a.held(), "A keeps acting on every shard while B cannot");
+            assertEquals(0, a.draining());
+            cluster.checkEveryShardHeldOrDraining();
+        }
+
+        b.running = true; // scheduling starts: its first round renews, and from then on it counts
+        for (int i = 0; i < 4; i++) {
+            cluster.step();
+            cluster.checkEveryShardHeldOrDraining();
+        }
+        cluster.assertSettled(List.of(a, b));
+        assertEquals(moving, b.held());
+        for (int shard : moving) {
+            assertEquals(2, cluster.db.lease(shard).epoch(), "handed over once, A to B");
+        }
+    }
+
+    @Test
+    void start_membersJoiningTogether_eachTakeOnlyTheirShare_noneIsHandedOn() {
+        LeaseCluster cluster = new LeaseCluster();
+        Node a = cluster.join();
+        Node b = cluster.join();
+        Node c = cluster.join();
+        cluster.steps(4);
+
+        cluster.assertSettled(List.of(a, b, c));
+        for (int shard = 0; shard < cluster.db.shardCount(); shard++) {
+            assertEquals(1, cluster.db.lease(shard).epoch(), "shard " + shard + " changed hands");
+        }
+        assertEquals(0, a.store.count("release") + b.store.count("release") + c.store.count("release"));
+    }
+
+    @Test
     void killedMember_othersTakeItsShardsOnceItsLeasesExpireByTheDatabaseClock_notBefore() {
         LeaseCluster cluster = new LeaseCluster();
         Node a = cluster.join();

@@ -157,15 +157,15 @@ final class InstanceSql {
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
 
     /**
-     * Parameters: shards (an INTEGER array), status, afterId, limit. Served per shard by the (shard, status, id)
-     * index, or, for many shards, by the (status, id) index filtered by shard; the planner picks.
+     * Parameters: shards (an INTEGER array), status, afterId, limit. Served by the (status, id) index in order,
+     * filtered by shard (see {@link SqlDialect#preferIndexOrder}).
      */
     static final String SELECT_OF_SHARDS_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE shard = ANY(?) AND status = ? AND id > ? ORDER BY id LIMIT ?";
 
     /**
-     * Parameters: shards (an INTEGER array), status, due by, afterId, limit. The sweep; served by the (shard,
-     * status, expected_trigger_time_ms) index.
+     * Parameters: shards (an INTEGER array), status, due by, afterId, limit. The sweep; served like
+     * {@link #SELECT_OF_SHARDS_IN_STATUS}, the due time a filter.
      */
     static final String SELECT_OF_SHARDS_IN_STATUS_DUE = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE shard = ANY(?) AND status = ? AND expected_trigger_time_ms <= ? AND id > ? ORDER BY id LIMIT ?";

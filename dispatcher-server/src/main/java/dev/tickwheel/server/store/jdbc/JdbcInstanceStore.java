@@ -47,9 +47,11 @@ final class JdbcInstanceStore implements InstanceStore {
     private final PageInstanceCreation pageCreation;
     private final ForeignClaimStatements foreignClaims;
     private final int shardCount;
+    private final SqlDialect dialect;
 
     JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount, Fence fence) {
         this.runner = runner;
+        this.dialect = dialect;
         this.sql = new InstanceSql(dialect);
         this.clock = clock;
         this.shardCount = shardCount;
@@ -303,7 +305,8 @@ final class JdbcInstanceStore implements InstanceStore {
         if (shardArray.length == 0) {
             return List.of();
         }
-        return runner.autoCommit("find waiting instances of " + shardArray.length + " shards", connection -> {
+        return runner.inTransaction("find waiting instances of " + shardArray.length + " shards", connection -> {
+            dialect.preferIndexOrder(connection);
             String statement = dueBy == null ? InstanceSql.SELECT_OF_SHARDS_IN_STATUS
                     : InstanceSql.SELECT_OF_SHARDS_IN_STATUS_DUE;
             try (PreparedStatement ps = connection.prepareStatement(statement)) {

@@ -37,9 +37,11 @@ final class JdbcJobStore implements JobStore {
     private final Clock clock;
     private final DuplicateIds duplicateIds;
     private final int shardCount;
+    private final SqlDialect dialect;
 
     JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount) {
         this.shardCount = shardCount;
+        this.dialect = dialect;
         this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
         this.runner = runner;
         this.instanceSql = new InstanceSql(dialect);
@@ -208,7 +210,8 @@ final class JdbcJobStore implements JobStore {
         if (shardArray.length == 0) {
             return List.of();
         }
-        return runner.autoCommit("find due jobs", connection -> {
+        return runner.inTransaction("find due jobs", connection -> {
+            dialect.preferIndexOrder(connection);
             String sql = after == null ? JobSql.SELECT_DUE_FIRST : JobSql.SELECT_DUE_AFTER;
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
                 int i = 1;

@@ -1,5 +1,8 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -27,6 +30,23 @@ final class PostgresDialect implements SqlDialect {
     @Override
     public String currentTimeMillis() {
         return "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
+    }
+
+    /**
+     * {@code enable_sort = off} for the transaction. Why: right after a bulk load (100 000 jobs created in one go,
+     * before autovacuum analyzed the table) the planner estimated a few dozen rows in the due range and chose a
+     * bitmap scan of the whole range plus a top-N sort, on every page: each of the 200 pages read all remaining
+     * rows (40 ms a page instead of 1), which made the loader three times slower. The filter on the member's
+     * shards ({@code shard = ANY(?)}) shrank the estimate further and tipped the choice. With sorting disabled
+     * (PostgreSQL adds a prohibitive cost; it does not forbid), the only cheap plan left is the ordered scan of the
+     * index that matches the {@code ORDER BY}, which stops after {@code LIMIT} matching rows whatever the
+     * statistics say.
+     */
+    @Override
+    public void preferIndexOrder(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET LOCAL enable_sort = off");
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 
@@ -63,6 +65,17 @@ public interface SqlDialect {
     default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
                                                                   List<String> keyColumns, int rows) {
         return java.util.Optional.empty();
+    }
+
+    /**
+     * Makes the rest of the current transaction's queries walk an index in {@code ORDER BY} order rather than
+     * collect and sort. For the keyset-paged scans over many rows (due jobs, waiting instances of a member's
+     * shards): each page must read about {@code LIMIT} index entries, or a pass over N rows costs N squared.
+     * Does nothing by default; must be called inside a transaction (its effect ends with it).
+     *
+     * @throws SQLException if the database refuses the setting
+     */
+    default void preferIndexOrder(Connection connection) throws SQLException {
     }
 
     /**
