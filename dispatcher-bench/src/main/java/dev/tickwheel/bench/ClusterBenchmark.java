@@ -1,5 +1,6 @@
 package dev.tickwheel.bench;
 
+import dev.tickwheel.bench.cluster.CancelRun;
 import dev.tickwheel.bench.cluster.ClusterReport;
 import dev.tickwheel.bench.cluster.ClusterSettings;
 import dev.tickwheel.bench.cluster.FailoverRun;
@@ -24,7 +25,10 @@ import java.util.List;
  *   <li><b>graceful</b>: the same with {@code SIGTERM} (target 1 s), and how long the stop took;
  *   <li><b>throughput</b>: 100 000 instances over 1 000 jobs created ahead, due over 2 s, on one member and on three
  *       (alternating, 3 runs each): dispatch rate as the webhook benchmark's FAST scenario defines it, and the
- *       database's statements (pg_stat_statements) or transactions (pg_stat_database) per dispatched instance.
+ *       database's statements (pg_stat_statements) or transactions (pg_stat_database) per dispatched instance;
+ *   <li><b>cancel</b>: {@code --members} members under the take-over runs' steady load; 2 000 runs, each created on
+ *       one member and cancelled through the next: the cancel call's latency p50/p90/p99/max (target p99 20 ms), and
+ *       none of them delivered.
  * </ul>
  * See {@link dev.tickwheel.bench.cluster.FailoverAudit} for the exact definitions. Each mode prints a Markdown
  * section; the machine (and the load average with each round and run) comes last. The program exits 1 if a check
@@ -36,14 +40,16 @@ import java.util.List;
  * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ClusterBenchmark --mode takeover --kills 20
  * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ClusterBenchmark --mode graceful --stops 20
  * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ClusterBenchmark --mode throughput --nodes 1,3 --runs 3
+ * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.ClusterBenchmark --mode cancel --members 3
  * </pre>
- * Options ({@link ClusterSettings} has their meaning): {@code --mode takeover,graceful,throughput} (default all three),
+ * Options ({@link ClusterSettings} has their meaning): {@code --mode takeover,graceful,throughput,cancel} (default all),
  * {@code --kills 20}, {@code --stops 20}, {@code --members 3}, {@code --jobs 256}, {@code --run-gap-min-ms 20},
  * {@code --run-gap-max-ms 50}, {@code --run-delay-ms 1000}, {@code --warm-up-s 10}, {@code --observe-s 10},
  * {@code --settle-ms 2000}, {@code --lease-ttl-ms 5000}, {@code --lease-renew-ms 1000}, {@code --nodes 1,3},
  * {@code --runs 3}, {@code --instances 100000}, {@code --instance-jobs 1000}, {@code --lead-ms 30000},
  * {@code --spread-ms 2000}, {@code --max-calls-in-flight N}, {@code --max-calls-per-host N},
- * {@code --call-timeout-ms N} (0, the default: the server's own), {@code --timeout-s 300},
+ * {@code --call-timeout-ms N} (0, the default: the server's own), {@code --timeout-s 300}, {@code --cancels 2000},
+ * {@code --cancel-gap-ms 5},
  * {@code --pg-url jdbc:postgresql://...}, {@code --log-dir DIR} (every server's output; default
  * {@code $TMPDIR/tickwheel-cluster-bench}), {@code --seed 1}.
  *
@@ -91,6 +97,13 @@ public final class ClusterBenchmark {
                     case TAKEOVER, GRACEFUL -> {
                         FailoverRun.Outcome outcome = FailoverRun.run(settings, mode, progress);
                         String section = ClusterReport.failover(settings, outcome);
+                        progress.println(section);
+                        md.append(section).append('\n');
+                        outcome.violations().forEach(v -> failures.add(mode.id() + ": " + v));
+                    }
+                    case CANCEL -> {
+                        CancelRun.Outcome outcome = CancelRun.run(settings, progress);
+                        String section = ClusterReport.cancel(settings, outcome);
                         progress.println(section);
                         md.append(section).append('\n');
                         outcome.violations().forEach(v -> failures.add(mode.id() + ": " + v));

@@ -102,6 +102,24 @@ public final class ClusterReport {
     }
 
     /** Throughput runs: a row per run, then median (min–max) per cluster size and the ratio of the medians. */
+    /** The cancel section: latency percentiles of the cancel call, and what the audit found. */
+    public static String cancel(ClusterSettings settings, CancelRun.Outcome o) {
+        StringBuilder s = new StringBuilder("### Cancel through another member\n\n");
+        s.append(settings.describe(ClusterSettings.Mode.CANCEL)).append(". Latency from the client's request to the"
+                + " response, over a kept-alive loopback connection (target p99 <= 20 ms).\n\n");
+        s.append(header("members", "cancels", "p50 ms", "p90 ms", "p99 ms", "max ms", "delivered anyway",
+                "not CANCELLED in the store", "failed calls", "load at start / end"));
+        s.append(row(Integer.toString(o.members()), Integer.toString(o.latenciesUs().length),
+                fmt1(o.percentileMs(50)), fmt1(o.percentileMs(90)), fmt1(o.percentileMs(99)), fmt1(o.maxMs()),
+                Long.toString(o.delivered()), Long.toString(o.notCancelled()), Integer.toString(o.failures().size()),
+                shortLoad(o.loadAtStart()) + " / " + shortLoad(o.loadAtEnd())));
+        return s.append('\n').toString();
+    }
+
+    private static String fmt1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
     public static String throughput(ClusterSettings settings, List<ThroughputRun.Outcome> runs) {
         StringBuilder s = new StringBuilder("### Dispatch throughput, one node and several\n\n");
         s.append(settings.describe(ClusterSettings.Mode.THROUGHPUT)).append(". All members, the receiver, the"

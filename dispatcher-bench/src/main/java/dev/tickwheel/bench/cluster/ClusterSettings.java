@@ -45,6 +45,10 @@ import java.util.Set;
  * @param maxCallsPerHost  every member's {@code --max-calls-per-host}; 0: the server's default
  * @param callTimeoutMs    every member's {@code --call-timeout-ms}; 0: the server's default
  * @param timeout          THROUGHPUT: one run is given up (failed) after this
+ * @param cancels          CANCEL: runs created on one member and cancelled through another, one after the other,
+ *                         under the take-over runs' steady load ({@code jobs}, {@code runGap*}, {@code runDelayMs},
+ *                         {@code warmUpMs}) on {@code members} members
+ * @param cancelGapMs      CANCEL: the pause after each cancel
  * @param pgUrl            the PostgreSQL server; each run gets a fresh schema on it, dropped after
  * @param logDir           where every server process's output goes
  * @param seed             of the run stream's gaps
@@ -53,8 +57,8 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                               long runGapMaxMs, long runDelayMs, long warmUpMs, long observeMs, long settleMs,
                               long leaseTtlMs, long leaseRenewMs, List<Integer> throughputNodes, int runs,
                               int instances, int instanceJobs, long leadMs, long spreadMs, int maxCallsInFlight,
-                              int maxCallsPerHost, long callTimeoutMs, Duration timeout, String pgUrl, Path logDir,
-                              long seed) {
+                              int maxCallsPerHost, long callTimeoutMs, Duration timeout, int cancels, long cancelGapMs,
+                              String pgUrl, Path logDir, long seed) {
 
     /** What a run measures. */
     public enum Mode {
@@ -63,7 +67,9 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
         /** {@code SIGTERM} a member, round after round: how long the stop takes and how soon its shards fire again. */
         GRACEFUL,
         /** Instances created ahead and due at once, on 1 and on 3 members: dispatch rate and database work. */
-        THROUGHPUT;
+        THROUGHPUT,
+        /** Runs cancelled through a member other than their creator, under load: the cancel call's latency. */
+        CANCEL;
 
         public String id() {
             return name().toLowerCase(Locale.ROOT);
@@ -76,7 +82,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                     return m;
                 }
             }
-            throw new IllegalArgumentException("--mode must be takeover, graceful or throughput (comma-separated):"
+            throw new IllegalArgumentException("--mode must be takeover, graceful, throughput or cancel (comma-separated):"
                     + " " + id);
         }
     }
@@ -88,15 +94,15 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
     /** The sizes docs/cluster.md's numbers use. */
     public static final ClusterSettings DEFAULTS = new ClusterSettings(List.of(Mode.values()), 3, 20, 20, 256, 20, 50,
             1_000, 10_000, 10_000, 2_000, 5_000, 1_000, List.of(1, 3), 3, 100_000, 1_000, 30_000, 2_000, 0, 0, 0,
-            Duration.ofMinutes(5), BenchDatabase.DEFAULT_PG_URL, Path.of(System.getProperty("java.io.tmpdir"),
-            "tickwheel-cluster-bench"), 1L);
+            Duration.ofMinutes(5), 2_000, 5, BenchDatabase.DEFAULT_PG_URL,
+            Path.of(System.getProperty("java.io.tmpdir"), "tickwheel-cluster-bench"), 1L);
 
     /** The options {@link #with} reads. */
     public static final Set<String> OPTIONS = Set.of("--mode", "--members", "--kills", "--stops", "--jobs",
             "--run-gap-min-ms", "--run-gap-max-ms", "--run-delay-ms", "--warm-up-s", "--observe-s", "--settle-ms",
             "--lease-ttl-ms", "--lease-renew-ms", "--nodes", "--runs", "--instances", "--instance-jobs", "--lead-ms",
             "--spread-ms", "--max-calls-in-flight", "--max-calls-per-host", "--call-timeout-ms", "--timeout-s",
-            "--pg-url", "--log-dir", "--seed");
+            "--cancels", "--cancel-gap-ms", "--pg-url", "--log-dir", "--seed");
 
     public ClusterSettings {
         modes = List.copyOf(modes);
@@ -116,10 +122,11 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
             throw new IllegalArgumentException("modes must not be empty");
         }
         if (kills < 0 || stops < 0 || warmUpMs < 0 || observeMs < 0 || settleMs < 0 || leadMs < 0 || spreadMs < 0
-                || runDelayMs < 0 || maxCallsInFlight < 0 || maxCallsPerHost < 0 || callTimeoutMs < 0) {
+                || runDelayMs < 0 || cancels < 0 || cancelGapMs < 0 || maxCallsInFlight < 0 || maxCallsPerHost < 0 || callTimeoutMs < 0) {
             throw new IllegalArgumentException("counts and times must not be negative: kills " + kills + ", stops "
                     + stops + ", warmUpMs " + warmUpMs + ", observeMs " + observeMs + ", settleMs " + settleMs
                     + ", leadMs " + leadMs + ", spreadMs " + spreadMs + ", runDelayMs " + runDelayMs
+                    + ", cancels " + cancels + ", cancelGapMs " + cancelGapMs
                     + ", limits " + maxCallsInFlight + "/" + maxCallsPerHost + ", callTimeoutMs " + callTimeoutMs);
         }
         if (runGapMaxMs < runGapMinMs) {
@@ -141,9 +148,9 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
 
     /** A size each mode runs in well under a minute: the smoke test's. */
     public static ClusterSettings tiny(String pgUrl, Path logDir) {
-        return new ClusterSettings(List.of(Mode.TAKEOVER, Mode.THROUGHPUT), 3, 1, 1, 48, 20, 40, 1_000, 2_000, 7_000,
-                0, 5_000, 1_000, List.of(1), 1, 2_000, 100, 12_000, 1_000, 0, 0, 0, Duration.ofSeconds(60), pgUrl,
-                logDir, 1L);
+        return new ClusterSettings(List.of(Mode.TAKEOVER, Mode.THROUGHPUT, Mode.CANCEL), 3, 1, 1, 48, 20, 40, 1_000,
+                2_000, 7_000, 0, 5_000, 1_000, List.of(1), 1, 2_000, 100, 12_000, 1_000, 0, 0, 0,
+                Duration.ofSeconds(60), 30, 0, pgUrl, logDir, 1L);
     }
 
     /**
@@ -173,7 +180,8 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                 o.number("--lead-ms", leadMs), o.number("--spread-ms", spreadMs),
                 o.integer("--max-calls-in-flight", maxCallsInFlight), o.integer("--max-calls-per-host", maxCallsPerHost),
                 o.number("--call-timeout-ms", callTimeoutMs),
-                Duration.ofSeconds(o.number("--timeout-s", timeout.toSeconds())), o.text("--pg-url", pgUrl),
+                Duration.ofSeconds(o.number("--timeout-s", timeout.toSeconds())), o.integer("--cancels", cancels),
+                o.number("--cancel-gap-ms", cancelGapMs), o.text("--pg-url", pgUrl),
                 Path.of(o.text("--log-dir", logDir.toString())), o.number("--seed", seed));
     }
 
@@ -205,6 +213,10 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                     + " (alternating), " + instances + " instances over " + instanceJobs + " jobs created ahead, due"
                     + " over " + spreadMs + " ms from " + leadMs + " ms after the members start, receiver answers 200"
                     + " at once; server flags `" + server + "`";
+            case CANCEL -> members + " members, " + cancels + " runs each created on one member and cancelled"
+                    + " through " + (members > 1 ? "the next" : "the same") + " member, " + cancelGapMs + " ms apart,"
+                    + " under a run every " + runGapMinMs + "-" + runGapMaxMs + " ms over " + jobs + " jobs; server"
+                    + " flags `" + server + "`";
         };
     }
 

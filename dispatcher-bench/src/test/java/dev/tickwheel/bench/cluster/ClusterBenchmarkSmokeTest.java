@@ -47,4 +47,19 @@ class ClusterBenchmarkSmokeTest {
         assertTrue(throughput.store().dispatchPerSec() > 0, throughput.store().toLine());
         assertTrue(throughput.activity().statements() > 0, throughput.activity().toString());
     }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void tinyCancel_onPostgres_cancelsThroughAnotherMember_andNoneIsDelivered(@TempDir Path logs) throws Exception {
+        ClusterSettings settings = ClusterSettings.tiny(TestPostgres.serverUrl(), logs);
+
+        CancelRun.Outcome cancel = CancelRun.run(settings, System.out);
+        System.out.println(ClusterReport.cancel(settings, cancel));
+        assertTrue(cancel.violations().isEmpty(), cancel.violations().toString());
+        assertEquals(settings.cancels(), cancel.latenciesUs().length, cancel.failures().toString());
+        assertEquals(0, cancel.delivered());
+        assertEquals(0, cancel.notCancelled());
+        assertTrue(cancel.percentileMs(50) > 0 && cancel.percentileMs(50) <= cancel.maxMs(),
+                cancel.percentileMs(50) + " / " + cancel.maxMs());
+    }
 }
