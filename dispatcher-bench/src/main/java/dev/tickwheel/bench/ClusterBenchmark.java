@@ -49,7 +49,7 @@ import java.util.List;
  * {@code --runs 3}, {@code --instances 100000}, {@code --instance-jobs 1000}, {@code --lead-ms 30000},
  * {@code --spread-ms 2000}, {@code --max-calls-in-flight N}, {@code --max-calls-per-host N},
  * {@code --call-timeout-ms N} (0, the default: the server's own), {@code --timeout-s 300}, {@code --cancels 2000},
- * {@code --cancel-gap-ms 5},
+ * {@code --cancel-gap-ms 5}, {@code --receiver-latency-ms 0},
  * {@code --pg-url jdbc:postgresql://...}, {@code --log-dir DIR} (every server's output; default
  * {@code $TMPDIR/tickwheel-cluster-bench}), {@code --seed 1}.
  *

@@ -108,11 +108,11 @@ public final class ClusterReport {
         s.append(settings.describe(ClusterSettings.Mode.CANCEL)).append(". Latency from the client's request to the"
                 + " response, over a kept-alive loopback connection (target p99 <= 20 ms).\n\n");
         s.append(header("members", "cancels", "p50 ms", "p90 ms", "p99 ms", "max ms", "delivered anyway",
-                "not CANCELLED in the store", "failed calls", "load at start / end"));
+                "not CANCELLED in the store", "failed calls", "load (1 min) at start / end"));
         s.append(row(Integer.toString(o.members()), Integer.toString(o.latenciesUs().length),
                 fmt1(o.percentileMs(50)), fmt1(o.percentileMs(90)), fmt1(o.percentileMs(99)), fmt1(o.maxMs()),
                 Long.toString(o.delivered()), Long.toString(o.notCancelled()), Integer.toString(o.failures().size()),
-                shortLoad(o.loadAtStart()) + " / " + shortLoad(o.loadAtEnd())));
+                oneMinuteLoad(o.loadAtStart()) + " / " + oneMinuteLoad(o.loadAtEnd())));
         return s.append('\n').toString();
     }
 
@@ -248,6 +248,12 @@ public final class ClusterReport {
     }
 
     /** {@code 1.23 / 2.34 / 3.45 (1 / 5 / 15 min)} → {@code 1.23 / 2.34 / 3.45}. */
+    private static String oneMinuteLoad(String loadAverage) {
+        String load = shortLoad(loadAverage);
+        int slash = load.indexOf(" /");
+        return slash < 0 ? load : load.substring(0, slash);
+    }
+
     private static String shortLoad(String loadAverage) {
         int paren = loadAverage.indexOf(" (");
         return paren < 0 ? loadAverage : loadAverage.substring(0, paren);

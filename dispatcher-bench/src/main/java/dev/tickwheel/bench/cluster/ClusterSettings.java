@@ -49,6 +49,8 @@ import java.util.Set;
  *                         under the take-over runs' steady load ({@code jobs}, {@code runGap*}, {@code runDelayMs},
  *                         {@code warmUpMs}) on {@code members} members
  * @param cancelGapMs      CANCEL: the pause after each cancel
+ * @param receiverLatencyMs THROUGHPUT: the receiver answers each call this long after it arrived (0: at once); with
+ *                         a latency, one member's limit is its calls in flight per host divided by it
  * @param pgUrl            the PostgreSQL server; each run gets a fresh schema on it, dropped after
  * @param logDir           where every server process's output goes
  * @param seed             of the run stream's gaps
@@ -58,7 +60,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                               long leaseTtlMs, long leaseRenewMs, List<Integer> throughputNodes, int runs,
                               int instances, int instanceJobs, long leadMs, long spreadMs, int maxCallsInFlight,
                               int maxCallsPerHost, long callTimeoutMs, Duration timeout, int cancels, long cancelGapMs,
-                              String pgUrl, Path logDir, long seed) {
+                              long receiverLatencyMs, String pgUrl, Path logDir, long seed) {
 
     /** What a run measures. */
     public enum Mode {
@@ -94,7 +96,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
     /** The sizes docs/cluster.md's numbers use. */
     public static final ClusterSettings DEFAULTS = new ClusterSettings(List.of(Mode.values()), 3, 20, 20, 256, 20, 50,
             1_000, 10_000, 10_000, 2_000, 5_000, 1_000, List.of(1, 3), 3, 100_000, 1_000, 30_000, 2_000, 0, 0, 0,
-            Duration.ofMinutes(5), 2_000, 5, BenchDatabase.DEFAULT_PG_URL,
+            Duration.ofMinutes(5), 2_000, 5, 0, BenchDatabase.DEFAULT_PG_URL,
             Path.of(System.getProperty("java.io.tmpdir"), "tickwheel-cluster-bench"), 1L);
 
     /** The options {@link #with} reads. */
@@ -102,7 +104,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
             "--run-gap-min-ms", "--run-gap-max-ms", "--run-delay-ms", "--warm-up-s", "--observe-s", "--settle-ms",
             "--lease-ttl-ms", "--lease-renew-ms", "--nodes", "--runs", "--instances", "--instance-jobs", "--lead-ms",
             "--spread-ms", "--max-calls-in-flight", "--max-calls-per-host", "--call-timeout-ms", "--timeout-s",
-            "--cancels", "--cancel-gap-ms", "--pg-url", "--log-dir", "--seed");
+            "--cancels", "--cancel-gap-ms", "--receiver-latency-ms", "--pg-url", "--log-dir", "--seed");
 
     public ClusterSettings {
         modes = List.copyOf(modes);
@@ -122,11 +124,11 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
             throw new IllegalArgumentException("modes must not be empty");
         }
         if (kills < 0 || stops < 0 || warmUpMs < 0 || observeMs < 0 || settleMs < 0 || leadMs < 0 || spreadMs < 0
-                || runDelayMs < 0 || cancels < 0 || cancelGapMs < 0 || maxCallsInFlight < 0 || maxCallsPerHost < 0 || callTimeoutMs < 0) {
+                || runDelayMs < 0 || cancels < 0 || cancelGapMs < 0 || receiverLatencyMs < 0 || maxCallsInFlight < 0 || maxCallsPerHost < 0 || callTimeoutMs < 0) {
             throw new IllegalArgumentException("counts and times must not be negative: kills " + kills + ", stops "
                     + stops + ", warmUpMs " + warmUpMs + ", observeMs " + observeMs + ", settleMs " + settleMs
                     + ", leadMs " + leadMs + ", spreadMs " + spreadMs + ", runDelayMs " + runDelayMs
-                    + ", cancels " + cancels + ", cancelGapMs " + cancelGapMs
+                    + ", cancels " + cancels + ", cancelGapMs " + cancelGapMs + ", receiverLatencyMs " + receiverLatencyMs
                     + ", limits " + maxCallsInFlight + "/" + maxCallsPerHost + ", callTimeoutMs " + callTimeoutMs);
         }
         if (runGapMaxMs < runGapMinMs) {
@@ -150,7 +152,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
     public static ClusterSettings tiny(String pgUrl, Path logDir) {
         return new ClusterSettings(List.of(Mode.TAKEOVER, Mode.THROUGHPUT, Mode.CANCEL), 3, 1, 1, 48, 20, 40, 1_000,
                 2_000, 7_000, 0, 5_000, 1_000, List.of(1), 1, 2_000, 100, 12_000, 1_000, 0, 0, 0,
-                Duration.ofSeconds(60), 30, 0, pgUrl, logDir, 1L);
+                Duration.ofSeconds(60), 30, 0, 0, pgUrl, logDir, 1L);
     }
 
     /**
@@ -181,7 +183,8 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
                 o.integer("--max-calls-in-flight", maxCallsInFlight), o.integer("--max-calls-per-host", maxCallsPerHost),
                 o.number("--call-timeout-ms", callTimeoutMs),
                 Duration.ofSeconds(o.number("--timeout-s", timeout.toSeconds())), o.integer("--cancels", cancels),
-                o.number("--cancel-gap-ms", cancelGapMs), o.text("--pg-url", pgUrl),
+                o.number("--cancel-gap-ms", cancelGapMs), o.number("--receiver-latency-ms", receiverLatencyMs),
+                o.text("--pg-url", pgUrl),
                 Path.of(o.text("--log-dir", logDir.toString())), o.number("--seed", seed));
     }
 
@@ -212,7 +215,7 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
             case THROUGHPUT -> Arrays.toString(throughputNodes.toArray()) + " members, " + runs + " runs each"
                     + " (alternating), " + instances + " instances over " + instanceJobs + " jobs created ahead, due"
                     + " over " + spreadMs + " ms from " + leadMs + " ms after the members start, receiver answers 200"
-                    + " at once; server flags `" + server + "`";
+                    + (receiverLatencyMs == 0 ? " at once" : " after " + receiverLatencyMs + " ms") + "; server flags `" + server + "`";
             case CANCEL -> members + " members, " + cancels + " runs each created on one member and cancelled"
                     + " through " + (members > 1 ? "the next" : "the same") + " member, " + cancelGapMs + " ms apart,"
                     + " under a run every " + runGapMinMs + "-" + runGapMaxMs + " ms over " + jobs + " jobs; server"

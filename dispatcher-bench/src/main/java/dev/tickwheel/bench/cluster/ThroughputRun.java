@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
  * One throughput run ({@link ClusterSettings.Mode#THROUGHPUT}) on {@code nodes} members: instances created ahead in a
  * fresh schema ({@link ApiJobInstances}: by default 100 000 over 1 000 jobs, due over 2 s), the members started
  * (they join, spread the shards and recover, that is arm, their shards' instances before the first is due), a
- * receiver that answers 200 at once, until every instance has arrived; then the members are stopped and the store
- * and the receiver's log judged.
+ * receiver that answers 200 (at once, or after {@code --receiver-latency-ms}), until every instance has arrived;
+ * then the members are stopped and the store and the receiver's log judged.
  *
  * <p>Dispatch rate as the webhook benchmark's FAST scenario defines it ({@link EndToEndRun#measure}: instances over
  * first claim to last SUCCEEDED write, from the rows), and as the receiver saw it (first to last arrival). Database
@@ -105,7 +105,7 @@ public final class ThroughputRun {
         Path logDir = s.logDir().resolve("throughput-" + nodes + "-" + System.currentTimeMillis());
         Clock clock = Clock.systemUTC();
         try (BenchDatabase database = BenchDatabase.postgres(s.pgUrl());
-                LoadReceiver receiver = LoadReceiver.start(ReceiverMode.fast())) {
+                LoadReceiver receiver = LoadReceiver.start(ReceiverMode.latency(s.receiverLatencyMs()))) {
             String url = database.jdbcUrl();
             boolean useStatements = DatabaseActivity.statementsAvailable(url);
             DatabaseActivity quietStart = DatabaseActivity.read(url, database.pgSchema(), useStatements);
