@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.server.TickwheelServer;
 import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
 import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
 import java.util.ArrayList;
@@ -85,6 +86,8 @@ public final class ApiServer implements AutoCloseable {
             }));
         });
         app.exception(Exception.class, errors::respond);
+        // Javalin answers its own HttpResponseExceptions (e.g. 413 from ctx.body()) in plain text unless mapped here.
+        app.exception(HttpResponseException.class, errors::respond);
         app.error(404, ctx -> {
             // Our handlers answer 404 with JSON already; Javalin's "no such route" answer is plain text.
             String type = ctx.res().getContentType();

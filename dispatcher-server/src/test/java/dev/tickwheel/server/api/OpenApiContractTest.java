@@ -43,7 +43,7 @@ class OpenApiContractTest {
         }
     }
 
-    private static Path openApiFile() {
+    static Path openApiFile() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolve("docs/openapi.yaml");
             if (Files.exists(candidate)) {

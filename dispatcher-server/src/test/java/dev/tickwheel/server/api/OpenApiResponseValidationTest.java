@@ -1,0 +1,195 @@
+package dev.tickwheel.server.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.atlassian.oai.validator.OpenApiInteractionValidator;
+import com.atlassian.oai.validator.model.Request;
+import com.atlassian.oai.validator.model.SimpleResponse;
+import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
+import com.atlassian.oai.validator.report.ValidationReport;
+import dev.tickwheel.server.app.TickwheelApplication;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real answers of a running server (H2, bearer token, demo endpoint) validated against docs/openapi.yaml with
+ * Atlassian's swagger-request-validator: every route, good and bad requests. A status the spec does not list for an
+ * operation, a missing required field, a null where the spec does not allow one or a wrong type fails the test with
+ * the validator's report.
+ */
+class OpenApiResponseValidationTest {
+
+    private static final String TOKEN = "spec-token";
+    private static final String WEBHOOK_JOB = """
+            {"name": "spec", "schedule": {"type": "API"}, "target": {"type": "WEBHOOK", "url": "http://127.0.0.1:9/x"}}""";
+    private static final String FULL_JOB = """
+            {"name": "spec-full", "schedule": {"type": "CRON", "expression": "0 0 3 * * ?", "zone": "Europe/Paris"},
+             "target": {"type": "WEBHOOK", "url": "http://127.0.0.1:9/y"}, "params": {"k": [1, "two", null]},
+             "enabled": true, "misfirePolicy": "SKIP", "retry": {"maxAttempts": 3, "backoffMs": 1000},
+             "delivery": "AT_MOST_ONCE", "timeoutMs": 5000, "maxConcurrent": 2, "overLimit": "SKIP"}""";
+
+    @TempDir
+    static Path dir;
+
+    static TickwheelApplication app;
+    static OpenApiInteractionValidator validator;
+
+    @BeforeAll
+    static void start() throws Exception {
+        // The validator refuses properties a schema does not declare; merging allOf parts first lets Job (JobRequest's
+        // fields plus id and times) pass while a field the spec does not document still fails.
+        validator = OpenApiInteractionValidator
+                .createForInlineApiSpecification(Files.readString(OpenApiContractTest.openApiFile()))
+                .withResolveCombinators(true)
+                .build();
+        app = TestServers.start(dir, TOKEN, true);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    private final List<String> failures = new ArrayList<>();
+
+    @Test
+    void jobAndInstanceRoutes_goodRequests_answersMatchSpec() {
+        ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
+        String id = exchange(client, "POST", "/api/jobs", WEBHOOK_JOB, 201).json().get("id").asText();
+        String fullId = exchange(client, "POST", "/api/jobs", FULL_JOB, 201).json().get("id").asText();
+        exchange(client, "GET", "/api/jobs/" + id, null, 200);
+        exchange(client, "GET", "/api/jobs/" + fullId, null, 200);
+        exchange(client, "GET", "/api/jobs?limit=1", null, 200);
+        exchange(client, "GET", "/api/jobs", null, 200);
+        exchange(client, "PUT", "/api/jobs/" + id, WEBHOOK_JOB.replace("\"spec\"", "\"spec2\""), 200);
+        exchange(client, "POST", "/api/jobs/" + id + "/disable", null, 200);
+        exchange(client, "POST", "/api/jobs/" + id + "/enable", null, 200);
+        String instanceId = exchange(client, "POST", "/api/jobs/" + id + "/run",
+                "{\"delayMs\": 600000, \"params\": [1, {\"a\": null}]}", 201).json().get("instanceId").asText();
+        exchange(client, "POST", "/api/jobs/" + id + "/run", null, 201);
+        exchange(client, "GET", "/api/instances", null, 200);
+        exchange(client, "GET", "/api/instances?jobId=" + id + "&status=WAITING&limit=1", null, 200);
+        exchange(client, "GET", "/api/instances/" + instanceId, null, 200);
+        exchange(client, "POST", "/api/instances/" + instanceId + "/cancel", null, 200);
+        exchange(client, "POST", "/api/instances/" + instanceId + "/cancel", null, 409);
+        exchange(client, "GET", "/api/instances/" + instanceId, null, 200);
+        exchange(client, "DELETE", "/api/jobs/" + id, null, 204);
+        assertNoFailures();
+    }
+
+    @Test
+    void jobAndInstanceRoutes_badRequests_answersMatchSpec() {
+        ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
+        String id = exchange(client, "POST", "/api/jobs", WEBHOOK_JOB, 201).json().get("id").asText();
+        for (String path : List.of("/api/jobs/abc", "/api/instances/abc", "/api/jobs/0")) {
+            assertEquals("invalid_id", exchange(client, "GET", path, null, 400).error());
+        }
+        exchange(client, "PUT", "/api/jobs/abc", WEBHOOK_JOB, 400);
+        exchange(client, "DELETE", "/api/jobs/abc", null, 400);
+        exchange(client, "POST", "/api/jobs/abc/enable", null, 400);
+        exchange(client, "POST", "/api/jobs/abc/disable", null, 400);
+        exchange(client, "POST", "/api/jobs/abc/run", null, 400);
+        exchange(client, "POST", "/api/instances/abc/cancel", null, 400);
+        String unknown = "/api/jobs/999999999";
+        exchange(client, "GET", unknown, null, 404);
+        exchange(client, "PUT", unknown, WEBHOOK_JOB, 404);
+        exchange(client, "DELETE", unknown, null, 404);
+        exchange(client, "POST", unknown + "/enable", null, 404);
+        exchange(client, "POST", unknown + "/disable", null, 404);
+        exchange(client, "POST", unknown + "/run", null, 404);
+        exchange(client, "GET", "/api/instances/999999999", null, 404);
+        exchange(client, "POST", "/api/instances/999999999/cancel", null, 404);
+        String typo = WEBHOOK_JOB.replace("\"name\"", "\"nmae\": 1, \"name\"");
+        assertEquals("unknown_field", exchange(client, "POST", "/api/jobs", typo, 400).error());
+        exchange(client, "PUT", "/api/jobs/" + id, "{not json", 400);
+        exchange(client, "POST", "/api/jobs/" + id + "/run", "{\"delayMs\": -1}", 400);
+        exchange(client, "GET", "/api/jobs?limit=0", null, 400);
+        exchange(client, "GET", "/api/instances?status=NOPE", null, 400);
+        String big = "{\"name\": \"" + "x".repeat(65 * 1024) + "\"}";
+        exchange(client, "POST", "/api/jobs", big, 413);
+        exchange(client, "PUT", "/api/jobs/" + id, big, 413);
+        exchange(client, "POST", "/api/jobs/" + id + "/run", big, 413);
+        assertNoFailures();
+    }
+
+    @Test
+    void mutatingRoutes_missingOrWrongToken_answer401MatchingSpec() {
+        ApiClient anonymous = new ApiClient(app.baseUrl());
+        ApiClient wrong = new ApiClient(app.baseUrl()).withToken("not-" + TOKEN);
+        for (ApiClient client : List.of(anonymous, wrong)) {
+            exchange(client, "POST", "/api/jobs", WEBHOOK_JOB, 401);
+            exchange(client, "PUT", "/api/jobs/1", WEBHOOK_JOB, 401);
+            exchange(client, "DELETE", "/api/jobs/1", null, 401);
+            exchange(client, "POST", "/api/jobs/1/enable", null, 401);
+            exchange(client, "POST", "/api/jobs/1/disable", null, 401);
+            exchange(client, "POST", "/api/jobs/1/run", null, 401);
+            exchange(client, "POST", "/api/instances/1/cancel", null, 401);
+        }
+        assertNoFailures();
+    }
+
+    @Test
+    void opsAndDocsRoutes_answersMatchSpec() {
+        ApiClient anonymous = new ApiClient(app.baseUrl());
+        exchange(anonymous, "GET", "/api/cluster", null, 200);
+        exchange(anonymous, "GET", "/health", null, 200);
+        exchange(anonymous, "GET", "/metrics", null, 200);
+        exchange(anonymous, "GET", "/", null, 200);
+        exchange(anonymous, "POST", DemoEcho.PATH, "{\"hello\": [1, 2]}", 200);
+        exchange(anonymous, "POST", DemoEcho.PATH, "\"" + "z".repeat(65 * 1024) + "\"", 413);
+        assertNoFailures();
+    }
+
+    @Test
+    void storeDown_answers503MatchingSpec(@TempDir Path downDir) {
+        try (TickwheelApplication down = TestServers.start(downDir, null, false)) {
+            down.engine().close();
+            ApiClient anonymous = new ApiClient(down.baseUrl());
+            exchange(anonymous, "GET", "/health", null, 503);
+            assertEquals("store_unavailable", exchange(anonymous, "GET", "/api/jobs", null, 503).error());
+            exchange(anonymous, "GET", "/api/instances/1", null, 503);
+            exchange(anonymous, "POST", "/api/jobs", WEBHOOK_JOB, 503);
+        }
+        assertNoFailures();
+    }
+
+    /** Sends the request, checks the status, and records the validator's report if the answer breaks the spec. */
+    private ApiClient.Reply exchange(ApiClient client, String method, String pathAndQuery, String body, int status) {
+        ApiClient.Reply reply = client.send(method, pathAndQuery, body);
+        String what = method + " " + pathAndQuery;
+        if (reply.status() != status) {
+            failures.add(what + ": expected status " + status + ", got " + reply);
+        }
+        SimpleResponse.Builder response = SimpleResponse.Builder.status(reply.status()).withBody(reply.text());
+        if (!reply.contentType().isEmpty()) {
+            response.withContentType(reply.contentType());
+        }
+        String path = pathAndQuery.contains("?") ? pathAndQuery.substring(0, pathAndQuery.indexOf('?')) : pathAndQuery;
+        ValidationReport report = validator.validateResponse(path,
+                Request.Method.valueOf(method.toUpperCase(Locale.ROOT)), response.build());
+        if (report.hasErrors()) {
+            failures.add(what + " -> " + reply.status() + ":\n" + SimpleValidationReportFormat.getInstance().apply(report)
+                    + "\nbody: " + abbreviated(reply.text()));
+        }
+        return reply;
+    }
+
+    private void assertNoFailures() {
+        assertTrue(failures.isEmpty(), failures.size() + " answers break docs/openapi.yaml:\n"
+                + String.join("\n\n", failures));
+    }
+
+    private static String abbreviated(String text) {
+        return text.length() <= 600 ? text : text.substring(0, 600) + "…";
+    }
+}
