@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *   PUT    /api/jobs/{id}               DELETE /api/jobs/{id}
  *   POST   /api/jobs/{id}/enable        POST /api/jobs/{id}/disable        POST /api/jobs/{id}/run
  *   GET    /api/instances               GET /api/instances/{id}            POST /api/instances/{id}/cancel
- *   GET    /health    GET /metrics    GET /    (+ POST /demo/echo with the demo)
+ *   GET    /health    GET /metrics    GET /    GET /openapi.yaml    GET /api-docs    (+ POST /demo/echo with the demo)
  * </pre>
  * Every error is {@code {"error", "message"}} with a 4xx status for anything the client can fix; a client input that
  * produces a 500 is a bug.
@@ -63,6 +63,7 @@ public final class ApiServer implements AutoCloseable {
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         DashboardPage dashboard = new DashboardPage();
+        ApiDocs docs = new ApiDocs();
         ErrorResponder errors = new ErrorResponder();
 
         app = Javalin.create(config -> {
@@ -79,6 +80,7 @@ public final class ApiServer implements AutoCloseable {
                 files.directory = DashboardPage.RESOURCE_DIRECTORY;
                 files.location = Location.CLASSPATH;
             });
+            config.staticFiles.add(docs::hostAssets);
             config.events(events -> events.handlerAdded(meta -> {
                 if (HTTP_METHODS.contains(meta.getHttpMethod())) {
                     routes.add(meta.getHttpMethod().name() + " " + meta.getPath());
@@ -115,6 +117,8 @@ public final class ApiServer implements AutoCloseable {
         app.get("/health", ops::health);
         app.get("/metrics", ops::metrics);
         app.get("/", dashboard::serve);
+        app.get(ApiDocs.SPEC_PATH, docs::serveSpec);
+        app.get(ApiDocs.PAGE_PATH, docs::servePage);
         if (settings.demoEcho()) {
             app.post(DemoEcho.PATH, new DemoEcho()::echo);
         }

@@ -9,6 +9,7 @@ import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
 import com.atlassian.oai.validator.report.ValidationReport;
 import dev.tickwheel.server.app.TickwheelApplication;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ class OpenApiResponseValidationTest {
         // The validator refuses properties a schema does not declare; merging allOf parts first lets Job (JobRequest's
         // fields plus id and times) pass while a field the spec does not document still fails.
         validator = OpenApiInteractionValidator
-                .createForInlineApiSpecification(Files.readString(OpenApiContractTest.openApiFile()))
+                .createForInlineApiSpecification(readSpec())
                 .withResolveCombinators(true)
                 .build();
         app = TestServers.start(dir, TOKEN, true);
@@ -139,12 +140,21 @@ class OpenApiResponseValidationTest {
     }
 
     @Test
-    void opsAndDocsRoutes_answersMatchSpec() {
+    void opsAndDocsRoutes_answersMatchSpec() throws IOException {
         ApiClient anonymous = new ApiClient(app.baseUrl());
         exchange(anonymous, "GET", "/api/cluster", null, 200);
         exchange(anonymous, "GET", "/health", null, 200);
         exchange(anonymous, "GET", "/metrics", null, 200);
         exchange(anonymous, "GET", "/", null, 200);
+        ApiClient.Reply spec = exchange(anonymous, "GET", ApiDocs.SPEC_PATH, null, 200);
+        assertEquals(readSpec(), spec.text(), "the served spec is docs/openapi.yaml");
+        ApiClient.Reply page = exchange(anonymous, "GET", ApiDocs.PAGE_PATH, null, 200);
+        assertTrue(page.text().contains("/api-docs/assets/swagger-ui-bundle.js"), page.text());
+        for (String asset : List.of("swagger-ui-bundle.js", "swagger-ui.css")) {
+            ApiClient.Reply reply = anonymous.get(ApiDocs.PAGE_PATH + "/assets/" + asset);
+            assertEquals(200, reply.status(), asset);
+            assertTrue(reply.text().length() > 10_000, asset + " is Swagger UI's file");
+        }
         exchange(anonymous, "POST", DemoEcho.PATH, "{\"hello\": [1, 2]}", 200);
         exchange(anonymous, "POST", DemoEcho.PATH, "\"" + "z".repeat(65 * 1024) + "\"", 413);
         assertNoFailures();
@@ -187,6 +197,10 @@ class OpenApiResponseValidationTest {
     private void assertNoFailures() {
         assertTrue(failures.isEmpty(), failures.size() + " answers break docs/openapi.yaml:\n"
                 + String.join("\n\n", failures));
+    }
+
+    private static String readSpec() throws IOException {
+        return Files.readString(OpenApiContractTest.openApiFile());
     }
 
     private static String abbreviated(String text) {
