@@ -3,6 +3,8 @@ package dev.tickwheel.server.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.File;
 import java.nio.file.Files;
@@ -24,7 +26,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard end to end in a real headless Chromium (Debian's chromium and chromium-driver; .ci/run installs them):
- * load the page on a demo server, see the demo jobs, cancel a waiting instance from the page, see it become CANCELLED.
+ * load the page on a demo server, see the demo jobs, cancel a waiting instance from the page, see it become CANCELLED;
+ * and /api-docs shows every operation of docs/openapi.yaml with the Swagger UI the server bundles.
  */
 class DashboardBrowserTest {
 
@@ -121,5 +124,16 @@ class DashboardBrowserTest {
                 return false; // redrawn between find and click; the page refreshes every 2 s
             }
         });
+    }
+
+    @Test
+    void apiDocs_bundledSwaggerUi_rendersEveryOperation() throws Exception {
+        int operations = new ObjectMapper(new YAMLFactory()).readTree(OpenApiContractTest.openApiFile().toFile())
+                .get("paths").findValues("operationId").size();
+        browser.get(app.baseUrl() + ApiDocs.PAGE_PATH);
+        new WebDriverWait(browser, Duration.ofSeconds(20))
+                .withMessage(() -> "operations shown: " + browser.findElements(By.cssSelector(".opblock")).size())
+                .until(b -> b.findElements(By.cssSelector(".opblock")).size() == operations);
+        assertTrue(browser.findElement(By.cssSelector(".info .title")).getText().contains("Tickwheel HTTP API"));
     }
 }
