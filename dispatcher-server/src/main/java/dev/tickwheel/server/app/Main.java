@@ -9,7 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code java -jar tickwheel-server.jar [--demo] [--flag value ...]}: runs the engine and its HTTP API until SIGTERM.
+ * {@code java -jar tickwheel-server.jar [--demo] [--flag value ...]}: runs the engine and its HTTP API until Ctrl-C
+ * (SIGINT) or SIGTERM, which both stop it gracefully (a JVM shutdown hook).
  * This is the composition root: settings are read here (by {@link SettingsReader}) and nowhere else.
  *
  * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why), 3 when
