@@ -171,7 +171,7 @@ public final class SettingsReader {
                     setting.defaultValue().isEmpty() ? "(none)" : setting.defaultValue(), setting.description());
         }
         appendRow(out, "(no flag)", LOG_LEVEL_ENV, "INFO", "root log level: TRACE, DEBUG, INFO, WARN or ERROR (read by"
-                + " logback.xml; -D" + LOG_LEVEL_ENV + "=... works too)");
+                + " logback.xml; -D" + LOG_LEVEL_ENV + "=... works too); DEBUG adds a status line every 5 s");
         out.append("\nStop: Ctrl-C (SIGINT) or SIGTERM, both the same graceful stop: the HTTP API first, then the\n"
                 + "loader and the wheels; calls in flight get up to "
                 + TickwheelServer.DEFAULT_STOP_TIMEOUT.toSeconds() + " s to end; pending instances stay WAITING\n"
