@@ -1,16 +1,17 @@
 package dev.tickwheel.server.app;
 
-import dev.tickwheel.server.instance.InstanceStatus;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code java -jar tickwheel-server.jar [--demo] [--flag value ...]}: runs the engine and its HTTP API until SIGTERM.
+ * {@code java -jar tickwheel-server.jar [--demo] [--flag value ...]}: runs the engine and its HTTP API until Ctrl-C
+ * (SIGINT) or SIGTERM, which both stop it gracefully (a JVM shutdown hook).
  * This is the composition root: settings are read here (by {@link SettingsReader}) and nowhere else.
+ *
+ * <p>At DEBUG ({@code TICKWHEEL_LOG_LEVEL=DEBUG}) it logs a {@link StatusLine} every 5 s, read from memory only.
  *
  * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why), 3 when
  * another server already runs on the store (one line says so).
@@ -52,14 +53,13 @@ public final class Main {
             stopped.countDown();
         }, "tickwheel-shutdown"));
         while (!stopped.await(5, TimeUnit.SECONDS)) {
+            if (!log.isDebugEnabled()) {
+                continue;
+            }
             try {
-                Map<InstanceStatus, Long> counts = app.engine().instances().countByStatus();
-                log.info("status: instances {} | wheel pending {} (precise {}, coarse {}) | loader runs {}",
-                        counts, app.engine().wheel().pendingCount(),
-                        app.engine().wheel().preciseWheelStats().pending(),
-                        app.engine().wheel().coarseWheelStats().pending(), app.engine().loaderStats().runs());
+                log.debug(StatusLine.of(app.engine()).format());
             } catch (RuntimeException e) {
-                log.warn("status line failed: {}", e.toString()); // e.g. while stopping
+                log.debug("status line failed: {}", e.toString()); // e.g. while stopping
             }
         }
     }

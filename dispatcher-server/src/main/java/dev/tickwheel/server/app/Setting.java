@@ -35,7 +35,8 @@ public enum Setting {
             "calls in flight to one webhook host (scheme, host, port), at most"),
     HANDLER_THREADS("handler-threads", Integer.toString(DispatchSettings.DEFAULTS.handlerThreads()),
             "threads running synchronous in-process handlers (embedding only)"),
-    DEMO("demo", "false", "register demo jobs and the POST /demo/echo webhook"),
+    DEMO("demo", "false", "register demo jobs (named 'demo: ...') and the POST /demo/echo webhook; a start"
+            + " without it removes the demo jobs"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");
 
     private final String key;

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.app;
 
+import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import java.io.IOException;
 import java.io.Reader;
@@ -153,16 +154,35 @@ public final class SettingsReader {
         return properties;
     }
 
-    /** {@code --help}: every setting with its flag, environment variable and default. */
+    /**
+     * The environment variable (or system property) that sets the root log level. {@code logback.xml} reads it, not
+     * this class, because logging starts before any setting is read; {@code --help} lists it all the same.
+     */
+    public static final String LOG_LEVEL_ENV = "TICKWHEEL_LOG_LEVEL";
+
+    /** {@code --help}: every setting with its flag, environment variable and default, the log level, how to stop. */
     public static String usage() {
         StringBuilder out = new StringBuilder(
                 "usage: java -jar tickwheel-server.jar [--demo] [--flag value | --flag=value ...]\n"
                 + "Each setting: flag, environment variable, properties key (in --config file); flags win over\n"
                 + "environment variables, which win over the file.\n\n");
         for (Setting setting : Setting.values()) {
-            out.append(String.format("  %-22s %-30s default: %s%n      %s%n", setting.flag(), setting.envVar(),
-                    setting.defaultValue().isEmpty() ? "(none)" : setting.defaultValue(), setting.description()));
+            appendRow(out, setting.flag(), setting.envVar(),
+                    setting.defaultValue().isEmpty() ? "(none)" : setting.defaultValue(), setting.description());
         }
+        appendRow(out, "(no flag)", LOG_LEVEL_ENV, "INFO", "root log level: TRACE, DEBUG, INFO, WARN or ERROR (read by"
+                + " logback.xml; -D" + LOG_LEVEL_ENV + "=... works too); DEBUG adds a status line every 5 s");
+        out.append("\nStop: Ctrl-C (SIGINT) or SIGTERM, both the same graceful stop: the HTTP API first, then the\n"
+                + "loader and the wheels; calls in flight get up to "
+                + TickwheelServer.DEFAULT_STOP_TIMEOUT.toSeconds() + " s to end; pending instances stay WAITING\n"
+                + "in the store and are picked up on the next start.\n"
+                + "Exit codes: 0 after a stop or --help, 2 for a bad setting, 3 when the store is held by another\n"
+                + "server (H2) or the pinned --node-id by a live member.\n");
         return out.toString();
+    }
+
+    private static void appendRow(StringBuilder out, String flag, String envVar, String defaultValue,
+            String description) {
+        out.append(String.format("  %-22s %-30s default: %s%n      %s%n", flag, envVar, defaultValue, description));
     }
 }

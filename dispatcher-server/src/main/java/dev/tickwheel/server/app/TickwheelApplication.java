@@ -1,18 +1,13 @@
 package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
-import dev.tickwheel.server.JobSpec;
 import dev.tickwheel.server.api.ApiServer;
-import dev.tickwheel.server.job.RetryPolicy;
-import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.metrics.DispatchMetrics;
 import dev.tickwheel.server.metrics.EngineMetrics;
-import dev.tickwheel.time.ScheduleSpec;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * in the right order. {@link Main} runs one; tests start one in-process on port 0.
  *
  * <p>Start: the engine opens (store, lock, wheels), then metrics, then the API; only then does the engine recover and
- * start loading (a job may call this very server), then the demo jobs. Stop: the API first (no new requests), then
+ * start loading (a job may call this very server), then the demo jobs ({@link DemoJobs}); without
+ * {@code --demo}, demo jobs left in the store by an earlier start are removed before recovery. Stop: the API first (no new requests), then
  * the engine (loader, wheels, calls in flight, store); pending instances stay WAITING in the store.
  *
  * <p>Thread-safe. Lifecycle: {@link #start} once, {@link #close()} once (idempotent).
@@ -52,7 +48,7 @@ public final class TickwheelApplication implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         TickwheelServer.Builder builder = settings.engineBuilder().dispatchListener(new DispatchMetrics(registry));
         if (settings.demo()) {
-            demoHandlers(builder);
+            DemoJobs.addHandlers(builder);
         }
         TickwheelServer engine = builder.build().open();
         ApiServer api = null;
@@ -60,11 +56,15 @@ public final class TickwheelApplication implements AutoCloseable {
             EngineMetrics.bind(registry, engine);
             api = new ApiServer(engine, settings.api(), registry::scrape).start();
             TickwheelApplication app = new TickwheelApplication(settings, engine, registry, api);
+            if (!settings.demo()) {
+                // Before recovery, so that no instance of a demo job fires at a handler or endpoint that is absent.
+                DemoJobs.removeAll(engine);
+            }
             // Only now, with the listener up: recovery and the first loader pass may fire calls at this very server
             // (the demo's webhook is its own /demo/echo).
             engine.startScheduling();
             if (settings.demo()) {
-                app.registerDemoJobs();
+                DemoJobs.register(engine, app.baseUrl());
             }
             return app;
         } catch (RuntimeException | Error e) {
@@ -105,34 +105,5 @@ public final class TickwheelApplication implements AutoCloseable {
             return "127.0.0.1";
         }
         return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-    }
-
-    private static void demoHandlers(TickwheelServer.Builder builder) {
-        builder.handler("demo-log", ctx -> log.info("demo: ran instance {} of '{}' (attempt {}, due {})",
-                ctx.instanceId(), ctx.jobName(), ctx.attempt(), ctx.expectedTriggerTime()));
-        builder.handler("demo-flaky", ctx -> {
-            if (ThreadLocalRandom.current().nextInt(3) == 0) {
-                throw new IllegalStateException("demo: simulated failure");
-            }
-            log.info("demo: flaky job succeeded on attempt {}", ctx.attempt());
-        });
-    }
-
-    private void registerDemoJobs() {
-        if (!engine.jobs().list(0, 1).items().isEmpty()) {
-            log.info("demo: jobs already exist in the store; not adding more");
-            return;
-        }
-        Target echo = Target.webhook(baseUrl() + "/demo/echo");
-        engine.jobs().create(JobSpec.of("every 5 s (cron, webhook)", ScheduleSpec.cron("*/5 * * * * ?", "UTC"), echo));
-        engine.jobs().create(JobSpec.of("every 7 s (fixed rate, handler)", ScheduleSpec.fixedRate(7_000, null),
-                Target.handler("demo-log")));
-        engine.jobs().create(JobSpec.of("flaky, 3 attempts (fixed delay)", ScheduleSpec.fixedDelay(4_000),
-                Target.handler("demo-flaky")).withRetry(new RetryPolicy(3, 500)));
-        var api = engine.jobs().create(JobSpec.of("on demand (API, webhook)", ScheduleSpec.api(), echo)
-                .withParams("{\"hello\":\"world\"}"));
-        engine.jobs().run(api.id(), 2_000, "{\"hello\":\"world\"}");
-        engine.jobs().run(api.id(), 120_000, null);
-        log.info("demo: 4 jobs registered; dashboard at {}/", baseUrl());
     }
 }

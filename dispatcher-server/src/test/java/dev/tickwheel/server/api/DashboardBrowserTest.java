@@ -74,8 +74,8 @@ class DashboardBrowserTest {
         wait.until(b -> b.findElements(By.cssSelector("#jobs td.job-name")).size() >= 4);
         List<String> names = browser.findElements(By.cssSelector("#jobs td.job-name")).stream()
                 .map(WebElement::getText).toList();
-        assertTrue(names.contains("every 5 s (cron, webhook)"), names.toString());
-        assertTrue(names.contains("on demand (API, webhook)"), names.toString());
+        assertTrue(names.contains("demo: every 5 s (cron, webhook)"), names.toString());
+        assertTrue(names.contains("demo: on demand (API, webhook)"), names.toString());
         wait.until(b -> b.findElement(By.id("health")).getText().equals("UP"));
         wait.until(b -> !b.findElement(By.id("pending-precise")).getText().equals("–"));
 

@@ -60,6 +60,15 @@ class SettingsReaderTest {
     }
 
     @Test
+    void usage_listsTheLogLevelVariableAndBothStopSignals() {
+        String usage = SettingsReader.usage();
+        assertTrue(usage.contains("TICKWHEEL_LOG_LEVEL"), usage);
+        assertTrue(usage.contains("Ctrl-C (SIGINT)"), usage);
+        assertTrue(usage.contains("SIGTERM"), usage);
+        assertTrue(usage.contains("--help"), usage);
+    }
+
+    @Test
     void read_publicHostWithoutToken_refusesNamingTheReason() {
         var e = assertThrows(SettingsReader.InvalidSettingException.class,
                 () -> reader.read(List.of("--host", "0.0.0.0"), Map.of()));

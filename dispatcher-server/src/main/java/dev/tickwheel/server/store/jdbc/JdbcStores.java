@@ -110,7 +110,7 @@ public final class JdbcStores implements AutoCloseable {
 
     private static HikariConfig hikariConfig(JdbcStoreConfig config) {
         HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(durableUrl(config.jdbcUrl()));
+        hikari.setJdbcUrl(closedByServerUrl(durableUrl(config.jdbcUrl())));
         if (config.username() != null) {
             hikari.setUsername(config.username());
         }
@@ -222,6 +222,20 @@ public final class JdbcStores implements AutoCloseable {
         boolean h2File = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:mem:");
         if (h2File && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("WRITE_DELAY")) {
             return jdbcUrl + ";WRITE_DELAY=0";
+        }
+        return jdbcUrl;
+    }
+
+    /**
+     * An embedded H2 database closes itself in a JVM shutdown hook of its own, which races the server's hook: on
+     * Ctrl-C or SIGTERM the store could be closed before the server released its leases and stopped its calls
+     * ("Database is already closed"). Unless the URL sets it, the server's own {@link #close()} closes it.
+     */
+    static String closedByServerUrl(String jdbcUrl) {
+        boolean embedded = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:tcp:")
+                && !jdbcUrl.startsWith("jdbc:h2:ssl:");
+        if (embedded && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("DB_CLOSE_ON_EXIT")) {
+            return jdbcUrl + ";DB_CLOSE_ON_EXIT=FALSE";
         }
         return jdbcUrl;
     }

@@ -159,6 +159,17 @@ class JdbcStoresTest {
     }
 
     @Test
+    void closedByServerUrl_embeddedH2_leavesClosingToTheServerUnlessTheUrlSaysOtherwise() {
+        assertEquals("jdbc:h2:file:./data/tw;DB_CLOSE_ON_EXIT=FALSE",
+                JdbcStores.closedByServerUrl("jdbc:h2:file:./data/tw"));
+        assertEquals("jdbc:h2:mem:x;DB_CLOSE_ON_EXIT=FALSE", JdbcStores.closedByServerUrl("jdbc:h2:mem:x"));
+        assertEquals("jdbc:h2:file:./tw;db_close_on_exit=TRUE",
+                JdbcStores.closedByServerUrl("jdbc:h2:file:./tw;db_close_on_exit=TRUE"));
+        assertEquals("jdbc:h2:tcp://h/tw", JdbcStores.closedByServerUrl("jdbc:h2:tcp://h/tw"));
+        assertEquals("jdbc:postgresql://h/db", JdbcStores.closedByServerUrl("jdbc:postgresql://h/db"));
+    }
+
+    @Test
     void close_calledTwice_isHarmless() {
         JdbcStores stores = JdbcStores.open("jdbc:h2:mem:close_twice");
 
