@@ -6,6 +6,7 @@ import io.javalin.Javalin;
 import io.javalin.http.HandlerType;
 import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -47,11 +48,25 @@ public final class ApiServer implements AutoCloseable {
     private final List<String> routes = Collections.synchronizedList(new ArrayList<>());
 
     /**
+     * An API whose own requests are not measured.
+     *
      * @param engine   a started engine
      * @param settings host, port, token
      * @param scrape   renders the metrics in Prometheus text format
      */
     public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape) {
+        this(engine, settings, scrape, null);
+    }
+
+    /**
+     * @param engine       a started engine
+     * @param settings     host, port, token
+     * @param scrape       renders the metrics in Prometheus text format
+     * @param httpRegistry where each request is recorded as {@code http.server.requests} (see
+     *                     {@link HttpRequestMetrics}), or null for nowhere
+     */
+    public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape,
+            MeterRegistry httpRegistry) {
         Objects.requireNonNull(engine, "engine");
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(scrape, "scrape");
@@ -78,6 +93,9 @@ public final class ApiServer implements AutoCloseable {
                 files.directory = DashboardPage.RESOURCE_DIRECTORY;
                 files.location = Location.CLASSPATH;
             });
+            if (httpRegistry != null) {
+                config.requestLogger.http(new HttpRequestMetrics(httpRegistry)::record);
+            }
             config.events(events -> events.handlerAdded(meta -> {
                 if (HTTP_METHODS.contains(meta.getHttpMethod())) {
                     routes.add(meta.getHttpMethod().name() + " " + meta.getPath());
