@@ -218,7 +218,7 @@ public final class TickwheelServer implements AutoCloseable {
             misfires = new MisfireResolver(config.fireAllLimit());
             loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE);
+                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener());
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -228,7 +228,7 @@ public final class TickwheelServer implements AutoCloseable {
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold()),
+                            config.misfireThreshold(), config.listener()),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
                             cluster.singleProcess()),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);

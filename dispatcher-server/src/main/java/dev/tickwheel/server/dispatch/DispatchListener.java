@@ -1,6 +1,7 @@
 package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.time.MisfirePolicy;
 import java.time.Duration;
 
 /**
@@ -15,6 +16,14 @@ public interface DispatchListener {
 
     /** The instance was fired: {@code lateness} is actual minus expected trigger time. */
     default void fired(Duration lateness) {
+    }
+
+    /**
+     * A job's misfire policy dropped {@code count} missed triggers: the loader created no instance for them, or a
+     * shard's recovery cancelled theirs. They never fire, so they never reach {@link #fired}: a downtime shows here,
+     * not as lateness.
+     */
+    default void misfiresDropped(MisfirePolicy policy, int count) {
     }
 
     /** The claim lost: the instance was cancelled or already claimed. */

@@ -2,6 +2,7 @@ package dev.tickwheel.server.metrics;
 
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.time.MisfirePolicy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,7 +15,9 @@ import java.util.Map;
  * Prometheus {@code tickwheel_fire_lateness_seconds_bucket}), {@code tickwheel.dispatch} counters tagged
  * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry),
  * {@code tickwheel.dispatch.claim.lost}, {@code tickwheel.dispatch.skipped}, and {@code tickwheel.cluster.fenced}
- * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard).
+ * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard), and
+ * {@code tickwheel.misfires} tagged {@code policy} (missed triggers a misfire policy dropped; kept out of lateness,
+ * which only fired instances reach).
  *
  * <p>Thread-safe: every meter is created in the constructor, so each call is one lock-free increment.
  *
@@ -35,6 +38,7 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
     private final Map<String, Counter> fenced = new java.util.HashMap<>();
+    private final Map<MisfirePolicy, Counter> misfires = new EnumMap<>(MisfirePolicy.class);
 
     public DispatchMetrics(MeterRegistry registry) {
         lateness = Timer.builder("tickwheel.fire.lateness")
@@ -53,6 +57,12 @@ public final class DispatchMetrics implements DispatchListener {
                             + " shard held elsewhere, claim = refused by the store's lease fence, call = lease lapsed"
                             + " between claim and call")
                     .tag("what", what).register(registry));
+        }
+        for (MisfirePolicy policy : MisfirePolicy.values()) {
+            misfires.put(policy, Counter.builder("tickwheel.misfires")
+                    .description("missed triggers (older than the misfire threshold) that the job's misfire policy"
+                            + " dropped: never created by the loader, or cancelled by a shard's recovery")
+                    .tag("policy", policy.name()).register(registry));
         }
         for (TargetType type : TargetType.values()) {
             successes.put(type, outcome(registry, type, "success"));
@@ -80,6 +90,11 @@ public final class DispatchMetrics implements DispatchListener {
         if (counter != null) {
             counter.increment();
         }
+    }
+
+    @Override
+    public void misfiresDropped(MisfirePolicy policy, int count) {
+        misfires.get(policy).increment(count);
     }
 
     @Override

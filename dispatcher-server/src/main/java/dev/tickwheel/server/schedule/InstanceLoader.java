@@ -2,6 +2,7 @@ package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
+import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -57,10 +58,13 @@ public final class InstanceLoader {
     private final Clock clock;
     private final Duration window;
     private final int pageSize;
+    private final DispatchListener listener;
 
     public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
-                          SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize) {
+                          SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
+                          DispatchListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -162,6 +166,7 @@ public final class InstanceLoader {
         if (plan.droppedMissed() > 0) {
             log.warn("job {} missed {} trigger(s); misfire policy {} dropped them", job.id(), plan.droppedMissed(),
                     job.misfirePolicy());
+            listener.misfiresDropped(job.misfirePolicy(), plan.droppedMissed());
         }
         List<NewInstance> toCreate = new ArrayList<>(plan.triggerTimes().size());
         for (Instant trigger : plan.triggerTimes()) {
