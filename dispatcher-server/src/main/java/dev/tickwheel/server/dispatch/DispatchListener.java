@@ -34,6 +34,14 @@ public interface DispatchListener {
     default void skipped() {
     }
 
+    /**
+     * A call of job {@code jobId} ended after {@code duration}: {@code ok} if the target accepted it. Told for every
+     * attempt, before its outcome is written (a retry or the final failure is told apart by {@link #retried} and
+     * {@link #failed}).
+     */
+    default void callEnded(long jobId, boolean ok, Duration duration) {
+    }
+
     default void succeeded(TargetType type) {
     }
 

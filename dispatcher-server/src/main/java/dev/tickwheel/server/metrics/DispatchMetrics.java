@@ -17,7 +17,10 @@ import java.util.Map;
  * {@code tickwheel.dispatch.claim.lost}, {@code tickwheel.dispatch.skipped}, and {@code tickwheel.cluster.fenced}
  * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard), and
  * {@code tickwheel.misfires} tagged {@code policy} (missed triggers a misfire policy dropped; kept out of lateness,
- * which only fired instances reach).
+ * which only fired instances reach), and {@code tickwheel.job.calls} (a timer, Prometheus
+ * {@code tickwheel_job_calls_seconds_count|sum|max}) tagged {@code job} and {@code outcome} (success, failure): each
+ * call's duration per job. The {@code job} tag is the job id for the first {@value JobLabels#DEFAULT_LIMIT} jobs
+ * seen and {@code other} for the rest (see {@link JobLabels}), so a server with many jobs cannot explode the series.
  *
  * <p>Thread-safe: every meter is created in the constructor, so each call is one lock-free increment.
  *
@@ -39,8 +42,11 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
     private final Map<String, Counter> fenced = new java.util.HashMap<>();
     private final Map<MisfirePolicy, Counter> misfires = new EnumMap<>(MisfirePolicy.class);
+    private final MeterRegistry registry;
+    private final JobLabels jobLabels = new JobLabels(JobLabels.DEFAULT_LIMIT);
 
     public DispatchMetrics(MeterRegistry registry) {
+        this.registry = registry;
         lateness = Timer.builder("tickwheel.fire.lateness")
                 .description("actual minus expected trigger time of fired instances")
                 .serviceLevelObjectives(LATENESS_BUCKETS)
@@ -90,6 +96,18 @@ public final class DispatchMetrics implements DispatchListener {
         if (counter != null) {
             counter.increment();
         }
+    }
+
+    @Override
+    public void callEnded(long jobId, boolean ok, Duration duration) {
+        // Registered on first use (one series per job label and outcome); later calls find it in the registry.
+        Timer.builder("tickwheel.job.calls")
+                .description("calls per job (job id, or \"other\" past the first " + JobLabels.DEFAULT_LIMIT
+                        + " jobs seen) and outcome, and how long each took")
+                .tag("job", jobLabels.of(jobId))
+                .tag("outcome", ok ? "success" : "failure")
+                .register(registry)
+                .record(duration);
     }
 
     @Override
