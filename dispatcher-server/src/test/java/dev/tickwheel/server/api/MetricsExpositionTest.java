@@ -1,20 +1,28 @@
 package dev.tickwheel.server.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real {@code /metrics} of a server on H2, after one webhook dispatch: Prometheus' own {@code promtool check
  * metrics} accepts it without a lint problem, every family has a HELP text, and the JVM, process, pool and HTTP
- * families are there.
+ * families are there; every query of docs/grafana-dashboard.json names metrics it exposes.
  *
  * <p>Needs {@code promtool} on the PATH (Debian: {@code apt-get install -y prometheus}; .ci/run installs it) and
  * fails, not skips, without it.
@@ -120,6 +128,34 @@ class MetricsExpositionTest {
         assertTrue(metrics.contains("uri=\"/assets/**\""), "static files under one value");
         assertTrue(metrics.lines().noneMatch(l -> l.startsWith("http_server_requests") && l.matches(".*uri=\"[^\"]*\\d.*")),
                 "no raw ids in uri tags");
+    }
+
+    @Test
+    void grafanaDashboard_everyPanelQuery_namesMetricsThisServerExposes() throws IOException {
+        Path file = null;
+        for (Path at = Path.of("").toAbsolutePath(); at != null && file == null; at = at.getParent()) {
+            Path candidate = at.resolve("docs/grafana-dashboard.json");
+            file = Files.isRegularFile(candidate) ? candidate : null;
+        }
+        assertNotNull(file, "docs/grafana-dashboard.json not found above " + Path.of("").toAbsolutePath());
+        Set<String> samples = new HashSet<>();
+        metrics.lines().filter(l -> !l.startsWith("#") && !l.isBlank())
+                .forEach(l -> samples.add(l.split("[{ ]", 2)[0]));
+        JsonNode panels = new ObjectMapper().readTree(file.toFile()).get("panels");
+        assertTrue(panels.size() >= 9, "panels: " + panels.size());
+        Pattern metricName = Pattern.compile("\\b(?:tickwheel|hikaricp|jvm|process|http_server)_[a-z0-9_]+");
+        for (JsonNode panel : panels) {
+            assertTrue(panel.get("targets").size() > 0, "a panel without a query: " + panel.get("title"));
+            for (JsonNode target : panel.get("targets")) {
+                String expr = target.get("expr").asText();
+                Matcher names = metricName.matcher(expr);
+                assertTrue(names.find(), "no Tickwheel metric in " + expr);
+                do {
+                    assertTrue(samples.contains(names.group()), "panel '" + panel.get("title").asText()
+                            + "' queries " + names.group() + ", which /metrics does not expose");
+                } while (names.find());
+            }
+        }
     }
 
     private static Map<String, String> helpByFamily() {
