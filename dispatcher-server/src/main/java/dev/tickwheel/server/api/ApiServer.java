@@ -48,17 +48,6 @@ public final class ApiServer implements AutoCloseable {
     private final List<String> routes = Collections.synchronizedList(new ArrayList<>());
 
     /**
-     * An API whose own requests are not measured.
-     *
-     * @param engine   a started engine
-     * @param settings host, port, token
-     * @param scrape   renders the metrics in Prometheus text format
-     */
-    public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape) {
-        this(engine, settings, scrape, null);
-    }
-
-    /**
      * @param engine       a started engine
      * @param settings     host, port, token
      * @param scrape       renders the metrics in Prometheus text format

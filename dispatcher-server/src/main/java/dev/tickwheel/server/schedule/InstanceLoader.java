@@ -12,6 +12,7 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.time.InvalidTimeExpressionException;
+import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
@@ -119,20 +120,21 @@ public final class InstanceLoader {
      * job another loader moved first is skipped exactly as in {@link #loadJob}.
      */
     private int loadPage(List<Job> page, Instant now, Instant windowEnd, boolean arm) {
-        List<JobAdvance> advances = new ArrayList<>(page.size());
+        List<Planned> planned = new ArrayList<>(page.size());
         for (Job job : page) {
-            JobAdvance advance = plan(job, now, windowEnd);
-            if (advance != null) {
-                advances.add(advance);
+            Planned one = plan(job, now, windowEnd);
+            if (one != null) {
+                planned.add(one);
             }
         }
-        if (advances.isEmpty()) {
+        if (planned.isEmpty()) {
             return 0;
         }
-        List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(advances);
+        List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(
+                planned.stream().map(Planned::advance).toList());
         int createdHere = 0;
         for (int i = 0; i < results.size(); i++) {
-            createdHere += created(advances.get(i).jobId(), results.get(i), arm);
+            createdHere += created(planned.get(i), results.get(i), arm);
         }
         return createdHere;
     }
@@ -143,15 +145,19 @@ public final class InstanceLoader {
             return 0;
         }
         Instant now = clock.instant();
-        JobAdvance advance = plan(job, now, now.plus(window));
-        if (advance == null) {
+        Planned planned = plan(job, now, now.plus(window));
+        if (planned == null) {
             return 0;
         }
-        return created(job.id(), instances.createInstancesAndAdvanceJob(advance), true);
+        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), true);
+    }
+
+    /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
+    private record Planned(JobAdvance advance, MisfirePolicy policy, int droppedMissed) {
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
-    private JobAdvance plan(Job job, Instant now, Instant windowEnd) {
+    private Planned plan(Job job, Instant now, Instant windowEnd) {
         if (!job.enabled() || job.nextTriggerTime() == null || job.nextTriggerTime().isAfter(windowEnd)) {
             return null;
         }
@@ -166,19 +172,24 @@ public final class InstanceLoader {
         if (plan.droppedMissed() > 0) {
             log.warn("job {} missed {} trigger(s); misfire policy {} dropped them", job.id(), plan.droppedMissed(),
                     job.misfirePolicy());
-            listener.misfiresDropped(job.misfirePolicy(), plan.droppedMissed());
         }
         List<NewInstance> toCreate = new ArrayList<>(plan.triggerTimes().size());
         for (Instant trigger : plan.triggerTimes()) {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
-        return new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
+        return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
+                toCreate), job.misfirePolicy(), plan.droppedMissed());
     }
 
-    private int created(long jobId, AdvanceResult result, boolean arm) {
+    private int created(Planned planned, AdvanceResult result, boolean arm) {
+        long jobId = planned.advance().jobId();
         if (!result.advanced()) {
             log.debug("job {} was advanced concurrently; skipped", jobId);
             return 0;
+        }
+        if (planned.droppedMissed() > 0) {
+            // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
+            listener.misfiresDropped(planned.policy(), planned.droppedMissed());
         }
         if (arm) {
             for (NewInstance instance : result.created()) {

@@ -61,6 +61,10 @@ class MetricsExpositionTest {
         Await.until("success counted", Duration.ofSeconds(10), () -> api.get("/metrics").text().lines()
                 .anyMatch(l -> l.startsWith("tickwheel_dispatch_total{") && l.contains("outcome=\"success\"")
                         && !l.endsWith(" 0.0")));
+        // jvm_gc_pause_seconds appears with the first collection, which a short test may not have had yet.
+        System.gc();
+        Await.until("a GC pause recorded", Duration.ofSeconds(10),
+                () -> api.get("/metrics").text().contains("jvm_gc_pause_seconds_count"));
         api.get("/no/such/route/42");
         api.get("/assets/dashboard.css");
         metrics = api.get("/metrics").text();
