@@ -126,7 +126,8 @@ public final class TickwheelServer implements AutoCloseable {
                          Duration loadWindow, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
-                         DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings) {
+                         DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
+                         Consumer<JdbcStoreConfig.Builder> storeSettings) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -163,7 +164,10 @@ public final class TickwheelServer implements AutoCloseable {
             throw new IllegalStateException("TickwheelServer can be opened only once; it is " + state.get());
         }
         try {
-            stores = JdbcStores.open(JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl()).clock(config.clock()).build());
+            JdbcStoreConfig.Builder storeBuilder = JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl())
+                    .clock(config.clock());
+            config.storeSettings().accept(storeBuilder);
+            stores = JdbcStores.open(storeBuilder.build());
             cluster = stores.cluster();
             if (cluster.singleProcess()) {
                 serverLock = stores.lockForServer(); // H2: one server per store, and it says so
@@ -214,7 +218,7 @@ public final class TickwheelServer implements AutoCloseable {
             misfires = new MisfireResolver(config.fireAllLimit());
             loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE);
+                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener());
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -224,7 +228,7 @@ public final class TickwheelServer implements AutoCloseable {
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold()),
+                            config.misfireThreshold(), config.listener()),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
                             cluster.singleProcess()),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
@@ -475,6 +479,7 @@ public final class TickwheelServer implements AutoCloseable {
         private final Map<String, AsyncJobHandler> asyncHandlers = new HashMap<>();
         private DispatchListener listener = DispatchListener.NONE;
         private Consumer<InstanceTimeWheelService.Builder> wheelSettings = b -> { };
+        private Consumer<JdbcStoreConfig.Builder> storeSettings = b -> { };
 
         private Builder() {
         }
@@ -625,6 +630,12 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /** Adjusts the store (pool metrics, for one) before it is opened; the URL and clock are set already. */
+        public Builder storeSettings(Consumer<JdbcStoreConfig.Builder> settings) {
+            this.storeSettings = Objects.requireNonNull(settings, "storeSettings");
+            return this;
+        }
+
         public TickwheelServer build() {
             if (loadWindow.compareTo(loaderPeriod) <= 0) {
                 throw new IllegalArgumentException("loadWindow (" + loadWindow
@@ -638,7 +649,7 @@ public final class TickwheelServer implements AutoCloseable {
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
-                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings));
+                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -7,6 +7,7 @@ import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -48,11 +49,14 @@ public final class ApiServer implements AutoCloseable {
     private final List<String> routes = Collections.synchronizedList(new ArrayList<>());
 
     /**
-     * @param engine   a started engine
-     * @param settings host, port, token
-     * @param scrape   renders the metrics in Prometheus text format
+     * @param engine       a started engine
+     * @param settings     host, port, token
+     * @param scrape       renders the metrics in Prometheus text format
+     * @param httpRegistry where each request is recorded as {@code http.server.requests} (see
+     *                     {@link HttpRequestMetrics}), or null for nowhere
      */
-    public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape) {
+    public ApiServer(TickwheelServer engine, ApiSettings settings, Supplier<String> scrape,
+            MeterRegistry httpRegistry) {
         Objects.requireNonNull(engine, "engine");
         this.settings = Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(scrape, "scrape");
@@ -81,6 +85,9 @@ public final class ApiServer implements AutoCloseable {
                 files.location = Location.CLASSPATH;
             });
             config.staticFiles.add(docs::hostAssets);
+            if (httpRegistry != null) {
+                config.requestLogger.http(new HttpRequestMetrics(httpRegistry)::record);
+            }
             config.events(events -> events.handlerAdded(meta -> {
                 if (HTTP_METHODS.contains(meta.getHttpMethod())) {
                     routes.add(meta.getHttpMethod().name() + " " + meta.getPath());

@@ -4,8 +4,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiServer;
 import dev.tickwheel.server.metrics.DispatchMetrics;
 import dev.tickwheel.server.metrics.EngineMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import dev.tickwheel.server.metrics.RuntimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
@@ -29,14 +28,16 @@ public final class TickwheelApplication implements AutoCloseable {
     private final ServerSettings settings;
     private final TickwheelServer engine;
     private final PrometheusMeterRegistry registry;
+    private final RuntimeMetrics runtimeMetrics;
     private final ApiServer api;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private TickwheelApplication(ServerSettings settings, TickwheelServer engine, PrometheusMeterRegistry registry,
-            ApiServer api) {
+            RuntimeMetrics runtimeMetrics, ApiServer api) {
         this.settings = settings;
         this.engine = engine;
         this.registry = registry;
+        this.runtimeMetrics = runtimeMetrics;
         this.api = api;
     }
 
@@ -44,18 +45,24 @@ public final class TickwheelApplication implements AutoCloseable {
     public static TickwheelApplication start(ServerSettings settings) {
         log.info("effective configuration: {}", settings.describe());
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        TickwheelServer.Builder builder = settings.engineBuilder().dispatchListener(new DispatchMetrics(registry));
+        RuntimeMetrics runtimeMetrics = RuntimeMetrics.bind(registry);
+        TickwheelServer.Builder builder = settings.engineBuilder().dispatchListener(new DispatchMetrics(registry))
+                .storeSettings(store -> store.meterRegistry(registry));
         if (settings.demo()) {
             DemoJobs.addHandlers(builder);
         }
-        TickwheelServer engine = builder.build().open();
+        TickwheelServer engine;
+        try {
+            engine = builder.build().open();
+        } catch (RuntimeException | Error e) {
+            runtimeMetrics.close();
+            throw e;
+        }
         ApiServer api = null;
         try {
             EngineMetrics.bind(registry, engine);
-            api = new ApiServer(engine, settings.api(), registry::scrape).start();
-            TickwheelApplication app = new TickwheelApplication(settings, engine, registry, api);
+            api = new ApiServer(engine, settings.api(), registry::scrape, registry).start();
+            TickwheelApplication app = new TickwheelApplication(settings, engine, registry, runtimeMetrics, api);
             if (!settings.demo()) {
                 // Before recovery, so that no instance of a demo job fires at a handler or endpoint that is absent.
                 DemoJobs.removeAll(engine);
@@ -72,6 +79,7 @@ public final class TickwheelApplication implements AutoCloseable {
                 api.stop();
             }
             engine.close();
+            runtimeMetrics.close();
             throw e;
         }
     }
@@ -95,6 +103,7 @@ public final class TickwheelApplication implements AutoCloseable {
             api.stop();
         } finally {
             engine.close();
+            runtimeMetrics.close();
             registry.close();
         }
     }

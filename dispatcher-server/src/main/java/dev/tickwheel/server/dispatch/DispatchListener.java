@@ -1,6 +1,7 @@
 package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.time.MisfirePolicy;
 import java.time.Duration;
 
 /**
@@ -17,12 +18,28 @@ public interface DispatchListener {
     default void fired(Duration lateness) {
     }
 
+    /**
+     * A job's misfire policy dropped {@code count} missed triggers: the loader created no instance for them, or a
+     * shard's recovery cancelled theirs. They never fire, so they never reach {@link #fired}: a downtime shows here,
+     * not as lateness.
+     */
+    default void misfiresDropped(MisfirePolicy policy, int count) {
+    }
+
     /** The claim lost: the instance was cancelled or already claimed. */
     default void claimLost() {
     }
 
     /** The instance fired while its job was at its concurrency limit, and the job skips such instances. */
     default void skipped() {
+    }
+
+    /**
+     * A call of job {@code jobId} ended after {@code duration}: {@code ok} if the target accepted it. Told for every
+     * attempt, before its outcome is written (a retry or the final failure is told apart by {@link #retried} and
+     * {@link #failed}).
+     */
+    default void callEnded(long jobId, boolean ok, Duration duration) {
     }
 
     default void succeeded(TargetType type) {

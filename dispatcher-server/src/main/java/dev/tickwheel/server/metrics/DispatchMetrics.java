@@ -2,6 +2,7 @@ package dev.tickwheel.server.metrics;
 
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.job.TargetType;
+import dev.tickwheel.time.MisfirePolicy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,7 +15,12 @@ import java.util.Map;
  * Prometheus {@code tickwheel_fire_lateness_seconds_bucket}), {@code tickwheel.dispatch} counters tagged
  * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry),
  * {@code tickwheel.dispatch.claim.lost}, {@code tickwheel.dispatch.skipped}, and {@code tickwheel.cluster.fenced}
- * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard).
+ * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard), and
+ * {@code tickwheel.misfires} tagged {@code policy} (missed triggers a misfire policy dropped; kept out of lateness,
+ * which only fired instances reach), and {@code tickwheel.job.calls} (a timer, Prometheus
+ * {@code tickwheel_job_calls_seconds_count|sum|max}) tagged {@code job} and {@code outcome} (success, failure): each
+ * call's duration per job. The {@code job} tag is the job id for the first {@value JobLabels#DEFAULT_LIMIT} jobs
+ * seen and {@code other} for the rest (see {@link JobLabels}), so a server with many jobs cannot explode the series.
  *
  * <p>Thread-safe: every meter is created in the constructor, so each call is one lock-free increment.
  *
@@ -35,8 +41,12 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
     private final Map<String, Counter> fenced = new java.util.HashMap<>();
+    private final Map<MisfirePolicy, Counter> misfires = new EnumMap<>(MisfirePolicy.class);
+    private final MeterRegistry registry;
+    private final JobLabels jobLabels = new JobLabels(JobLabels.DEFAULT_LIMIT);
 
     public DispatchMetrics(MeterRegistry registry) {
+        this.registry = registry;
         lateness = Timer.builder("tickwheel.fire.lateness")
                 .description("actual minus expected trigger time of fired instances")
                 .serviceLevelObjectives(LATENESS_BUCKETS)
@@ -53,6 +63,12 @@ public final class DispatchMetrics implements DispatchListener {
                             + " shard held elsewhere, claim = refused by the store's lease fence, call = lease lapsed"
                             + " between claim and call")
                     .tag("what", what).register(registry));
+        }
+        for (MisfirePolicy policy : MisfirePolicy.values()) {
+            misfires.put(policy, Counter.builder("tickwheel.misfires")
+                    .description("missed triggers (older than the misfire threshold) that the job's misfire policy"
+                            + " dropped: never created by the loader, or cancelled by a shard's recovery")
+                    .tag("policy", policy.name()).register(registry));
         }
         for (TargetType type : TargetType.values()) {
             successes.put(type, outcome(registry, type, "success"));
@@ -80,6 +96,23 @@ public final class DispatchMetrics implements DispatchListener {
         if (counter != null) {
             counter.increment();
         }
+    }
+
+    @Override
+    public void callEnded(long jobId, boolean ok, Duration duration) {
+        // Registered on first use (one series per job label and outcome); later calls find it in the registry.
+        Timer.builder("tickwheel.job.calls")
+                .description("calls per job (job id, or \"other\" past the first " + JobLabels.DEFAULT_LIMIT
+                        + " jobs seen) and outcome, and how long each took")
+                .tag("job", jobLabels.of(jobId))
+                .tag("outcome", ok ? "success" : "failure")
+                .register(registry)
+                .record(duration);
+    }
+
+    @Override
+    public void misfiresDropped(MisfirePolicy policy, int count) {
+        misfires.get(policy).increment(count);
     }
 
     @Override

@@ -102,16 +102,21 @@ public final class EngineMetrics {
 
     private static void bindWheel(MeterRegistry registry, String name, InstanceTimeWheelService wheel,
             Function<InstanceTimeWheelService, TimerStats> stats) {
-        counter(registry, "tickwheel.timer.scheduled", name, wheel, w -> stats.apply(w).scheduled());
-        counter(registry, "tickwheel.timer.fired", name, wheel, w -> stats.apply(w).expired());
-        counter(registry, "tickwheel.timer.cancelled", name, wheel, w -> stats.apply(w).cancelled());
-        counter(registry, "tickwheel.timer.deferred", name, wheel, w -> stats.apply(w).deferred());
+        counter(registry, "tickwheel.timer.scheduled", "timers accepted by the wheel", name, wheel,
+                w -> stats.apply(w).scheduled());
+        counter(registry, "tickwheel.timer.fired", "timers expired: precise = fired to the dispatch executor,"
+                + " coarse = handed over to the precise wheel", name, wheel, w -> stats.apply(w).expired());
+        counter(registry, "tickwheel.timer.cancelled", "timers cancelled", name, wheel,
+                w -> stats.apply(w).cancelled());
+        counter(registry, "tickwheel.timer.deferred", "hand-offs refused by a saturated executor and retried a tick"
+                + " later", name, wheel, w -> stats.apply(w).deferred());
         Gauge.builder("tickwheel.wheel.pending", wheel, w -> stats.apply(w).pending())
                 .tag("wheel", name).description("timers waiting in the wheel").register(registry);
     }
 
-    private static void counter(MeterRegistry registry, String meter, String wheelName,
+    private static void counter(MeterRegistry registry, String meter, String description, String wheelName,
             InstanceTimeWheelService wheel, ToDoubleFunction<InstanceTimeWheelService> value) {
-        FunctionCounter.builder(meter, wheel, value).tag("wheel", wheelName).register(registry);
+        FunctionCounter.builder(meter, wheel, value).tag("wheel", wheelName).description(description)
+                .register(registry);
     }
 }

@@ -2,6 +2,7 @@ package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
+import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -11,6 +12,7 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.time.InvalidTimeExpressionException;
+import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
@@ -57,10 +59,13 @@ public final class InstanceLoader {
     private final Clock clock;
     private final Duration window;
     private final int pageSize;
+    private final DispatchListener listener;
 
     public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
-                          SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize) {
+                          SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
+                          DispatchListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -115,20 +120,21 @@ public final class InstanceLoader {
      * job another loader moved first is skipped exactly as in {@link #loadJob}.
      */
     private int loadPage(List<Job> page, Instant now, Instant windowEnd, boolean arm) {
-        List<JobAdvance> advances = new ArrayList<>(page.size());
+        List<Planned> planned = new ArrayList<>(page.size());
         for (Job job : page) {
-            JobAdvance advance = plan(job, now, windowEnd);
-            if (advance != null) {
-                advances.add(advance);
+            Planned one = plan(job, now, windowEnd);
+            if (one != null) {
+                planned.add(one);
             }
         }
-        if (advances.isEmpty()) {
+        if (planned.isEmpty()) {
             return 0;
         }
-        List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(advances);
+        List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(
+                planned.stream().map(Planned::advance).toList());
         int createdHere = 0;
         for (int i = 0; i < results.size(); i++) {
-            createdHere += created(advances.get(i).jobId(), results.get(i), arm);
+            createdHere += created(planned.get(i), results.get(i), arm);
         }
         return createdHere;
     }
@@ -139,15 +145,19 @@ public final class InstanceLoader {
             return 0;
         }
         Instant now = clock.instant();
-        JobAdvance advance = plan(job, now, now.plus(window));
-        if (advance == null) {
+        Planned planned = plan(job, now, now.plus(window));
+        if (planned == null) {
             return 0;
         }
-        return created(job.id(), instances.createInstancesAndAdvanceJob(advance), true);
+        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), true);
+    }
+
+    /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
+    private record Planned(JobAdvance advance, MisfirePolicy policy, int droppedMissed) {
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
-    private JobAdvance plan(Job job, Instant now, Instant windowEnd) {
+    private Planned plan(Job job, Instant now, Instant windowEnd) {
         if (!job.enabled() || job.nextTriggerTime() == null || job.nextTriggerTime().isAfter(windowEnd)) {
             return null;
         }
@@ -167,13 +177,19 @@ public final class InstanceLoader {
         for (Instant trigger : plan.triggerTimes()) {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
-        return new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(), toCreate);
+        return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
+                toCreate), job.misfirePolicy(), plan.droppedMissed());
     }
 
-    private int created(long jobId, AdvanceResult result, boolean arm) {
+    private int created(Planned planned, AdvanceResult result, boolean arm) {
+        long jobId = planned.advance().jobId();
         if (!result.advanced()) {
             log.debug("job {} was advanced concurrently; skipped", jobId);
             return 0;
+        }
+        if (planned.droppedMissed() > 0) {
+            // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
+            listener.misfiresDropped(planned.policy(), planned.droppedMissed());
         }
         if (arm) {
             for (NewInstance instance : result.created()) {

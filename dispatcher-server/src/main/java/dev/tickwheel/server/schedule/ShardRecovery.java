@@ -1,5 +1,6 @@
 package dev.tickwheel.server.schedule;
 
+import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
@@ -57,6 +58,7 @@ public final class ShardRecovery {
     private final MisfireResolver misfires;
     private final Clock clock;
     private final Duration misfireThreshold;
+    private final DispatchListener listener;
 
     /** What a recovery did, for the log line and tests. */
     public record Report(int rearmed, int firedOverdue, int cancelledMisfires) {
@@ -64,7 +66,8 @@ public final class ShardRecovery {
 
     public ShardRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
                            TimeExpressionParser parser, MisfireResolver misfires, Clock clock,
-                           Duration misfireThreshold) {
+                           Duration misfireThreshold, DispatchListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -103,6 +106,7 @@ public final class ShardRecovery {
         int cancelled = 0;
         for (Map.Entry<Long, List<Instance>> entry : missedByJob.entrySet()) {
             Set<Long> keep = toFire(entry.getKey(), entry.getValue(), now);
+            int cancelledOfJob = 0;
             for (Instance instance : entry.getValue()) {
                 if (keep.contains(instance.id())) {
                     if (arm(instance, now)) {
@@ -110,8 +114,14 @@ public final class ShardRecovery {
                     }
                 } else if (instances.skip(instance.id(), "misfire: missed while no server held its shard")) {
                     dispatcher.disarm(instance.id()); // an earlier arming may have put it on the wheel
-                    cancelled++;
+                    cancelledOfJob++;
                 }
+            }
+            if (cancelledOfJob > 0) {
+                // Only a job that exists has its missed instances cancelled (toFire keeps an orphan's).
+                int dropped = cancelledOfJob;
+                jobs.get(entry.getKey()).ifPresent(job -> listener.misfiresDropped(job.misfirePolicy(), dropped));
+                cancelled += cancelledOfJob;
             }
         }
         Report report = new Report(rearmed, fired, cancelled);

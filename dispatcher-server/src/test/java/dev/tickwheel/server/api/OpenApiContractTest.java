@@ -38,7 +38,7 @@ class OpenApiContractTest {
         }
         try (TickwheelServer engine = TickwheelServer.builder()
                 .jdbcUrl("jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath()).build().start()) {
-            ApiServer api = new ApiServer(engine, new ApiSettings("127.0.0.1", 0, null, true), () -> "");
+            ApiServer api = new ApiServer(engine, new ApiSettings("127.0.0.1", 0, null, true), () -> "", null);
             assertEquals(documented, new TreeSet<>(api.routes()));
         }
     }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,9 +26,12 @@ import java.util.Objects;
  *                          from one config are still two members
  * @param leaseClock        for tests only: the clock every lease and fence statement judges time by instead of the
  *                          database's; null (the default) for the database's clock
+ * @param meterRegistry     where the pool publishes its {@code hikaricp_*} meters (connections active, idle,
+ *                          pending, acquire time), or null (the default) for none
  */
 public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
-        Duration connectionTimeout, String poolName, Clock clock, long session, Clock leaseClock) {
+        Duration connectionTimeout, String poolName, Clock clock, long session, Clock leaseClock,
+        MeterRegistry meterRegistry) {
 
     /** The embedded default: an H2 database file under {@code ./data}. */
     public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
@@ -94,6 +98,7 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         private Clock clock = Clock.systemUTC();
         private long session;
         private Clock leaseClock;
+        private MeterRegistry meterRegistry;
 
         private Builder() {
         }
@@ -153,9 +158,15 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             return this;
         }
 
+        /** Publishes the pool's meters ({@code hikaricp_connections_*}) to this registry. */
+        public Builder meterRegistry(MeterRegistry value) {
+            this.meterRegistry = Objects.requireNonNull(value, "meterRegistry");
+            return this;
+        }
+
         public JdbcStoreConfig build() {
             return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout, poolName, clock,
-                    session, leaseClock);
+                    session, leaseClock, meterRegistry);
         }
     }
 }

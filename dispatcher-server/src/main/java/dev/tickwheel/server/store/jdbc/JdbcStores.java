@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
@@ -125,6 +126,9 @@ public final class JdbcStores implements AutoCloseable {
         hikari.setAutoCommit(true);
         // Fail at open, not at the first call, when the database is unreachable.
         hikari.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        if (config.meterRegistry() != null) {
+            hikari.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(config.meterRegistry()));
+        }
         return hikari;
     }
 
