@@ -69,6 +69,9 @@ class UnusedCodeTest {
             // (interruptForeign), but the store's state machine keeps every transition, and the contract tests
             // reach INTERRUPTED rows through it.
             "dev.tickwheel.server.store.InstanceStore#markInterrupted",
+            // Counts by status for an embedding application (dispatcher-bench's EndToEndRun waits on it); the
+            // server's own status line no longer counts the table.
+            "dev.tickwheel.server.InstanceService#countByStatus",
             // JobSpec's builder-style copies: how an embedding application states a job (README, tests).
             "dev.tickwheel.server.JobSpec#withDelivery",
             "dev.tickwheel.server.JobSpec#withMisfirePolicy",
