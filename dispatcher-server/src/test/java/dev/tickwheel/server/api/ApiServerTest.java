@@ -363,6 +363,11 @@ class ApiServerTest {
                 + "\"at\": \"tomorrow\"}}"), 400, "invalid_field", "schedule.at", "tomorrow");
         assertClientError(api.post("/api/jobs", "{\"name\": \"x\", \"shedule\": {}}"), 400, "unknown_field",
                 "shedule");
+        for (String notABoolean : new String[] {"\"yes\"", "\"true\"", "1", "\"\""}) {
+            String job = "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, \"target\": {\"type\": \"WEBHOOK\","
+                    + " \"url\": \"http://127.0.0.1:9/\"}, \"enabled\": " + notABoolean + "}";
+            assertClientError(api.post("/api/jobs", job), 400, "invalid_field", "'enabled'", "true or false");
+        }
         assertClientError(api.post("/api/jobs", "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, "
                 + "\"target\": {\"type\": \"WEBHOOK\", \"url\": \"http://h/\"}, \"misfirePolicy\": \"NEVER\"}"),
                 400, "invalid_field", "misfirePolicy", "NEVER");
