@@ -81,6 +81,15 @@ abstract class AbstractTickwheelServerTest {
     }
 
     @Test
+    void create_nameWithNul_isRefusedBeforeTheStore_andNothingIsStored() {
+        long before = server.jobs().list(0, 1_000).items().size();
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> server.jobs()
+                .create(JobSpec.of("a\0b", ScheduleSpec.api(), Target.handler("count"))));
+        assertTrue(refused.getMessage().contains("NUL"), refused.getMessage());
+        assertEquals(before, server.jobs().list(0, 1_000).items().size());
+    }
+
+    @Test
     void run_apiJobWithDelay_dispatchesOnceAndRecordsSuccess() {
         Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
         Instance instance = server.jobs().run(job.id(), 50, null);

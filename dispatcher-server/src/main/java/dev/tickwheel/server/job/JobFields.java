@@ -22,6 +22,10 @@ final class JobFields {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank: " + name);
         }
+        if (name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("name must not contain the NUL character (U+0000), which PostgreSQL"
+                    + " cannot store");
+        }
         if (name.length() > MAX_NAME_LENGTH) {
             throw new IllegalArgumentException(
                     "name must be at most " + MAX_NAME_LENGTH + " characters: " + name.length());

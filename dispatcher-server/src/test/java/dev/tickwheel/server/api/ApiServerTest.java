@@ -368,6 +368,10 @@ class ApiServerTest {
                     + " \"url\": \"http://127.0.0.1:9/\"}, \"enabled\": " + notABoolean + "}";
             assertClientError(api.post("/api/jobs", job), 400, "invalid_field", "'enabled'", "true or false");
         }
+        assertClientError(api.post("/api/jobs", "{\"name\": \"a\\u0000b\", \"schedule\": {\"type\": \"API\"}}"),
+                400, "invalid_field", "'name'", "NUL");
+        assertClientError(api.post("/api/jobs", "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, \"target\": "
+                + "{\"type\": \"WEBHOOK\", \"url\": \"http://h/\\u0000\"}}"), 400, "invalid_field", "'target.url'", "NUL");
         assertClientError(api.post("/api/jobs", "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, "
                 + "\"target\": {\"type\": \"WEBHOOK\", \"url\": \"http://h/\"}, \"misfirePolicy\": \"NEVER\"}"),
                 400, "invalid_field", "misfirePolicy", "NEVER");
