@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Records dispatch outcomes as Micrometer meters: {@code tickwheel.fire.lateness} (a timer with a histogram,
@@ -44,6 +45,9 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<MisfirePolicy, Counter> misfires = new EnumMap<>(MisfirePolicy.class);
     private final MeterRegistry registry;
     private final JobLabels jobLabels = new JobLabels(JobLabels.DEFAULT_LIMIT);
+    /** Per job label, registered on first use; at most {@link JobLabels#DEFAULT_LIMIT} + 1 entries each. */
+    private final Map<String, Timer> jobCallSuccesses = new ConcurrentHashMap<>();
+    private final Map<String, Timer> jobCallFailures = new ConcurrentHashMap<>();
 
     public DispatchMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -100,14 +104,28 @@ public final class DispatchMetrics implements DispatchListener {
 
     @Override
     public void callEnded(long jobId, boolean ok, Duration duration) {
-        // Registered on first use (one series per job label and outcome); later calls find it in the registry.
-        Timer.builder("tickwheel.job.calls")
+        // Once per call: a map read, not a meter lookup in the registry (which builds an id per call).
+        String job = jobLabels.of(jobId);
+        Timer timer = ok ? jobCallSuccesses.computeIfAbsent(job, this::jobCallSuccess)
+                : jobCallFailures.computeIfAbsent(job, this::jobCallFailure);
+        timer.record(duration);
+    }
+
+    private Timer jobCallSuccess(String job) {
+        return jobCalls(job, "success");
+    }
+
+    private Timer jobCallFailure(String job) {
+        return jobCalls(job, "failure");
+    }
+
+    private Timer jobCalls(String job, String outcome) {
+        return Timer.builder("tickwheel.job.calls")
                 .description("calls per job (job id, or \"other\" past the first " + JobLabels.DEFAULT_LIMIT
                         + " jobs seen) and outcome, and how long each took")
-                .tag("job", jobLabels.of(jobId))
-                .tag("outcome", ok ? "success" : "failure")
-                .register(registry)
-                .record(duration);
+                .tag("job", job)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     @Override

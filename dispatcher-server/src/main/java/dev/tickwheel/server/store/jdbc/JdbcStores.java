@@ -224,10 +224,7 @@ public final class JdbcStores implements AutoCloseable {
      */
     static String durableUrl(String jdbcUrl) {
         boolean h2File = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:mem:");
-        if (h2File && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("WRITE_DELAY")) {
-            return jdbcUrl + ";WRITE_DELAY=0";
-        }
-        return jdbcUrl;
+        return h2File ? withSettingUnlessSet(jdbcUrl, "WRITE_DELAY", "0") : jdbcUrl;
     }
 
     /**
@@ -238,9 +235,11 @@ public final class JdbcStores implements AutoCloseable {
     static String closedByServerUrl(String jdbcUrl) {
         boolean embedded = jdbcUrl.startsWith("jdbc:h2:") && !jdbcUrl.startsWith("jdbc:h2:tcp:")
                 && !jdbcUrl.startsWith("jdbc:h2:ssl:");
-        if (embedded && !jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains("DB_CLOSE_ON_EXIT")) {
-            return jdbcUrl + ";DB_CLOSE_ON_EXIT=FALSE";
-        }
-        return jdbcUrl;
+        return embedded ? withSettingUnlessSet(jdbcUrl, "DB_CLOSE_ON_EXIT", "FALSE") : jdbcUrl;
+    }
+
+    /** An H2 URL with {@code ;name=value} appended, unless the URL already names the setting. */
+    private static String withSettingUnlessSet(String jdbcUrl, String name, String value) {
+        return jdbcUrl.toUpperCase(java.util.Locale.ROOT).contains(name) ? jdbcUrl : jdbcUrl + ";" + name + "=" + value;
     }
 }
