@@ -4,6 +4,7 @@ import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.InstanceStore;
@@ -59,9 +60,8 @@ public final class JobService {
         TimeExpression expression = parser.parse(spec.schedule());
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
         Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
-                spec.params(),
-                spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
-                firstTrigger(expression, now)));
+                spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
+                spec.operations(), firstTrigger(expression, now)));
         owner.jobCreated(job);
         return jobs.get(job.id()).orElse(job);
     }
@@ -80,11 +80,15 @@ public final class JobService {
             if (current.isEmpty()) {
                 return Optional.empty();
             }
+            JobOperations operations = spec.keepSigningSecret()
+                    ? spec.operations().withSigningSecret(current.get().operations().signingSecret())
+                    : spec.operations();
             Job changed = current.get()
                     .withName(spec.name())
                     .withTarget(spec.target())
                     .withPolicies(spec.params(), spec.misfirePolicy(), spec.retryPolicy())
                     .withDelivery(spec.delivery())
+                    .withOperations(operations)
                     .withEnabled(spec.enabled())
                     .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
             Optional<Job> updated = jobs.update(changed);

@@ -3,6 +3,7 @@ package dev.tickwheel.bench.e2e;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -63,7 +64,7 @@ public final class ApiJobInstances {
         List<NewJob> newJobs = new ArrayList<>(jobs);
         for (int j = 0; j < jobs; j++) {
             newJobs.add(new NewJob(ids.nextId(), jobs == 1 ? namePrefix : namePrefix + j, ScheduleSpec.api(), target,
-                    null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, delivery, null));
+                    null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, delivery, JobOperations.DEFAULT, null));
         }
         List<Job> inserted = stores.jobs().insertAll(newJobs);
         List<JobAdvance> batch = new ArrayList<>(JOBS_PER_TRANSACTION);

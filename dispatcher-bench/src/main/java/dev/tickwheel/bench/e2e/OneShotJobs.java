@@ -2,6 +2,7 @@ package dev.tickwheel.bench.e2e;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
@@ -72,7 +73,8 @@ public final class OneShotJobs {
                 Instant at = Instant.ofEpochMilli(farAheadMs + group.firstDueMs()
                         + group.spreadMs() * i / group.count());
                 batch.add(new NewJob(ids.nextId(), group.namePrefix() + i, ScheduleSpec.oneShot(at), group.target(),
-                        null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, group.delivery(), at));
+                        null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, group.delivery(),
+                        JobOperations.DEFAULT, at));
                 if (batch.size() == INSERT_BATCH) {
                     stores.jobs().insertAll(batch);
                     batch.clear();

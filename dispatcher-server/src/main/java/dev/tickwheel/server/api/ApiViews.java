@@ -38,6 +38,7 @@ final class ApiViews {
                 job.delivery().timeoutMs() == 0 ? null : job.delivery().timeoutMs(),
                 job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
                 job.delivery().limitsConcurrency() ? job.delivery().overLimit().name() : null,
+                job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt());
     }
 

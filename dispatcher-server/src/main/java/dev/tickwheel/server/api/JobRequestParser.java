@@ -7,6 +7,7 @@ import dev.tickwheel.server.api.dto.RetryBody;
 import dev.tickwheel.server.api.dto.ScheduleBody;
 import dev.tickwheel.server.api.dto.TargetBody;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
@@ -57,7 +58,36 @@ final class JobRequestParser {
         }
         return new JobSpec(name.trim(), schedule(request.schedule()), target(request.target()),
                 paramsText(request.params()), request.enabled() == null || request.enabled(),
-                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request));
+                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request),
+                operations(request), request.signingSecret() == null);
+    }
+
+    /**
+     * The job's retention, alert webhook and signing secret. An absent (or null) {@code signingSecret} keeps the
+     * stored one on a replace (the API never shows it back, so a client cannot resend it), and {@code ""} removes it.
+     */
+    private static JobOperations operations(JobRequest request) {
+        Integer retentionDays = request.retentionDays();
+        if (retentionDays != null && (retentionDays < 1 || retentionDays > JobOperations.MAX_RETENTION_DAYS)) {
+            throw ApiException.invalidField("retentionDays", retentionDays, "must be in 1.."
+                    + JobOperations.MAX_RETENTION_DAYS + " (omit it for the server's retention-days)");
+        }
+        String alertUrl = request.alertUrl() == null ? null
+                : httpUrl("alertUrl", request.alertUrl(), JobOperations.MAX_ALERT_URL_LENGTH, "invalid_field");
+        String secret = request.signingSecret();
+        if (secret != null && !secret.isEmpty()) {
+            if (secret.length() < JobOperations.MIN_SECRET_LENGTH
+                    || secret.length() > JobOperations.MAX_SECRET_LENGTH) {
+                throw ApiException.badRequest("invalid_field", "field 'signingSecret' must be "
+                        + JobOperations.MIN_SECRET_LENGTH + ".." + JobOperations.MAX_SECRET_LENGTH
+                        + " characters (\"\" removes the secret), got " + secret.length());
+            }
+            if (secret.chars().anyMatch(Character::isISOControl)) {
+                throw ApiException.badRequest("invalid_field",
+                        "field 'signingSecret' must not contain control characters");
+            }
+        }
+        return new JobOperations(retentionDays, alertUrl, secret == null || secret.isEmpty() ? null : secret);
     }
 
     private static DeliveryPolicy delivery(JobRequest request) {
@@ -114,7 +144,7 @@ final class JobRequestParser {
                     throw invalidTarget("field 'target.name' does not apply to a WEBHOOK target, got '"
                             + body.name() + "'");
                 }
-                return Target.webhook(webhookUrl(body.url()));
+                return Target.webhook(httpUrl("target.url", body.url(), Target.MAX_VALUE_LENGTH, "invalid_target"));
             }
             case "HANDLER" -> {
                 if (body.url() != null) {
@@ -135,26 +165,29 @@ final class JobRequestParser {
         }
     }
 
-    private static String webhookUrl(String url) {
+    /** A required http(s) URL with a host, at most {@code maxLength} characters; 400 with {@code code} naming it. */
+    private static String httpUrl(String field, String url, int maxLength, String code) {
         if (url == null || url.isBlank()) {
-            throw ApiException.missingField("target.url");
+            throw ApiException.missingField(field);
         }
-        if (url.length() > Target.MAX_VALUE_LENGTH) {
-            throw invalidTarget("field 'target.url' must be at most " + Target.MAX_VALUE_LENGTH
+        if (url.length() > maxLength) {
+            throw ApiException.badRequest(code, "field '" + field + "' must be at most " + maxLength
                     + " characters, got " + url.length());
         }
         URI uri;
         try {
             uri = new URI(url);
         } catch (java.net.URISyntaxException e) {
-            throw invalidTarget("field 'target.url' is not a valid URI: '" + url + "' (" + e.getReason() + ")");
+            throw ApiException.badRequest(code, "field '" + field + "' is not a valid URI: '" + url + "' ("
+                    + e.getReason() + ")");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw invalidTarget("field 'target.url' must use http or https, got '" + url + "'");
+            throw ApiException.badRequest(code, "field '" + field + "' must use http or https, got '" + url + "'");
         }
         if (uri.getHost() == null) {
-            throw invalidTarget("field 'target.url' must be an absolute URL with a host, got '" + url + "'");
+            throw ApiException.badRequest(code, "field '" + field + "' must be an absolute URL with a host, got '"
+                    + url + "'");
         }
         return url;
     }

@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param misfirePolicy   what to do with trigger times already past when seen
  * @param retryPolicy     attempts and backoff
  * @param delivery        delivery guarantee, call deadline and concurrency limit
+ * @param operations      retention, alert webhook and signing secret
  * @param nextTriggerTime the next trigger time a loader has not yet turned into an instance, or null
  * @param createdAt       when the job was inserted
  * @param updatedAt       when the job was last inserted or updated
@@ -39,6 +40,7 @@ public record Job(
         MisfirePolicy misfirePolicy,
         RetryPolicy retryPolicy,
         DeliveryPolicy delivery,
+        JobOperations operations,
         Instant nextTriggerTime,
         Instant createdAt,
         Instant updatedAt,
@@ -50,7 +52,7 @@ public record Job(
     public static final int MAX_PARAMS_LENGTH = 65_536;
 
     public Job {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, params);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, operations, params);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (version < 0) {
@@ -61,36 +63,42 @@ public record Job(
     /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */
     public Job withSchedule(ScheduleSpec newSchedule, Instant newNextTriggerTime) {
         return new Job(id, name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                newNextTriggerTime, createdAt, updatedAt, version);
+                operations, newNextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy that is enabled or disabled; the version stays, for an optimistic update. */
     public Job withEnabled(boolean newEnabled) {
         return new Job(id, name, schedule, target, params, newEnabled, misfirePolicy, retryPolicy, delivery,
-                nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with another name; the version stays, for an optimistic update. */
     public Job withName(String newName) {
         return new Job(id, newName, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with another target; the version stays, for an optimistic update. */
     public Job withTarget(Target newTarget) {
         return new Job(id, name, schedule, newTarget, params, enabled, misfirePolicy, retryPolicy, delivery,
-                nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with another delivery policy; the version stays, for an optimistic update. */
     public Job withDelivery(DeliveryPolicy newDelivery) {
         return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, newDelivery,
-                nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, createdAt, updatedAt, version);
+    }
+
+    /** A copy with other operations settings; the version stays, for an optimistic update. */
+    public Job withOperations(JobOperations newOperations) {
+        return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
+                newOperations, nextTriggerTime, createdAt, updatedAt, version);
     }
 
     /** A copy with other params, misfire and retry policies; the version stays, for an optimistic update. */
     public Job withPolicies(String newParams, MisfirePolicy newMisfirePolicy, RetryPolicy newRetryPolicy) {
         return new Job(id, name, schedule, target, newParams, enabled, newMisfirePolicy, newRetryPolicy, delivery,
-                nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, createdAt, updatedAt, version);
     }
 }

@@ -14,7 +14,7 @@ final class JobFields {
     }
 
     static void check(long id, String name, ScheduleSpec schedule, Target target, MisfirePolicy misfirePolicy,
-            RetryPolicy retryPolicy, DeliveryPolicy delivery, String params) {
+            RetryPolicy retryPolicy, DeliveryPolicy delivery, JobOperations operations, String params) {
         checkParams(params);
         if (id <= 0) {
             throw new IllegalArgumentException("id must be positive: " + id);
@@ -35,6 +35,7 @@ final class JobFields {
         Objects.requireNonNull(misfirePolicy, "misfirePolicy");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(delivery, "delivery");
+        Objects.requireNonNull(operations, "operations");
     }
 
     /** Parameters of a job or an instance: at most {@link Job#MAX_PARAMS_LENGTH} characters. */

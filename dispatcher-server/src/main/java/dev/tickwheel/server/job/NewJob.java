@@ -18,6 +18,7 @@ import java.time.Instant;
  * @param misfirePolicy   what to do with trigger times already past when seen
  * @param retryPolicy     attempts and backoff
  * @param delivery        delivery guarantee, call deadline and concurrency limit
+ * @param operations      retention, alert webhook and signing secret
  * @param nextTriggerTime the first trigger time, or null if none (API jobs, schedules with no trigger left)
  */
 public record NewJob(
@@ -30,15 +31,16 @@ public record NewJob(
         MisfirePolicy misfirePolicy,
         RetryPolicy retryPolicy,
         DeliveryPolicy delivery,
+        JobOperations operations,
         Instant nextTriggerTime) {
 
     public NewJob {
-        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, params);
+        JobFields.check(id, name, schedule, target, misfirePolicy, retryPolicy, delivery, operations, params);
     }
 
     /** The job as stored at {@code now}: created and updated at {@code now}, version 0. */
     public Job toJob(Instant now) {
         return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                nextTriggerTime, now, now, 0);
+                operations, nextTriggerTime, now, now, 0);
     }
 }

@@ -11,6 +11,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -129,7 +130,7 @@ class InstanceDispatcherTest {
 
     private Job job(Target target, DeliveryPolicy delivery, RetryPolicy retry) {
         return stores.jobs().insert(new NewJob(IDS.incrementAndGet(), "job", ScheduleSpec.api(), target, null, true,
-                MisfirePolicy.FIRE_ONCE_NOW, retry, delivery, null));
+                MisfirePolicy.FIRE_ONCE_NOW, retry, delivery, JobOperations.DEFAULT, null));
     }
 
     private Job webhookJob(String host, DeliveryPolicy delivery) {

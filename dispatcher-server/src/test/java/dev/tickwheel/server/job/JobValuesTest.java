@@ -2,6 +2,7 @@ package dev.tickwheel.server.job;
 
 import dev.tickwheel.time.ScheduleSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,12 +42,13 @@ class JobValuesTest {
         String tooLong = "x".repeat(Job.MAX_PARAMS_LENGTH + 1);
         assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(1, "n", ScheduleSpec.api(),
                 Target.handler("h"), tooLong, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT,
                 null)), "params", Integer.toString(tooLong.length()));
         assertMessageNames(assertThrows(IllegalArgumentException.class,
                 () -> new dev.tickwheel.server.instance.NewInstance(1, 2, Instant.EPOCH, tooLong)), "params",
                 Integer.toString(tooLong.length()));
         new NewJob(1, "n", ScheduleSpec.api(), Target.handler("h"), "x".repeat(Job.MAX_PARAMS_LENGTH), true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null);
     }
 
     @Test
@@ -79,7 +81,8 @@ class JobValuesTest {
     @Test
     void newJob_nonPositiveId_throwsNamingIdAndValue() {
         assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(0, "n",
-                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null)),
+                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, null)),
                 "id", "0");
     }
 
@@ -88,7 +91,8 @@ class JobValuesTest {
         String name = "n".repeat(201);
 
         assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new NewJob(1, name,
-                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null)),
+                ScheduleSpec.api(), Target.handler("h"), null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, null)),
                 "name", "201");
     }
 
@@ -96,12 +100,36 @@ class JobValuesTest {
     void newJobToJob_stampsTimesAndVersionZero() {
         Instant now = Instant.parse("2030-01-01T00:00:00Z");
         NewJob job = new NewJob(7, "n", ScheduleSpec.oneShot(now), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, now);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, now);
 
         Job stored = job.toJob(now);
 
         assertEquals(now, stored.createdAt());
         assertEquals(now, stored.updatedAt());
         assertEquals(0, stored.version());
+    }
+
+    @Test
+    void jobOperations_outOfRange_areRefusedNamingTheField() {
+        assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new JobOperations(0, null, null)),
+                "retentionDays", "0");
+        assertMessageNames(assertThrows(IllegalArgumentException.class,
+                () -> new JobOperations(JobOperations.MAX_RETENTION_DAYS + 1, null, null)), "retentionDays", "3651");
+        assertMessageNames(assertThrows(IllegalArgumentException.class, () -> new JobOperations(null, " ", null)),
+                "alertUrl", "NUL");
+        assertMessageNames(assertThrows(IllegalArgumentException.class,
+                () -> new JobOperations(null, null, "short")), "signingSecret", "5");
+        assertMessageNames(assertThrows(IllegalArgumentException.class,
+                () -> new JobOperations(null, null, "0123456789abcdef\n")), "signingSecret", "control");
+        new JobOperations(1, "http://a", "x".repeat(JobOperations.MAX_SECRET_LENGTH));
+    }
+
+    @Test
+    void jobOperations_toString_neverShowsTheSecret() {
+        JobOperations operations = new JobOperations(7, "http://a", "whsec_0123456789abcdef");
+
+        assertFalse(operations.toString().contains("whsec_0123456789abcdef"), operations.toString());
+        assertTrue(operations.signed());
+        assertFalse(operations.withSigningSecret(null).signed());
     }
 }

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -29,7 +30,7 @@ class InstancePlannerTest {
 
     private static Job job(TimeExpression expression, Instant next, MisfirePolicy policy) {
         return new Job(1, "job", ScheduleSpec.of(expression), Target.handler("h"), null, true, policy,
-                RetryPolicy.NONE, DeliveryPolicy.DEFAULT, next, NOW, NOW, 0);
+                RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, next, NOW, NOW, 0);
     }
 
     @Test

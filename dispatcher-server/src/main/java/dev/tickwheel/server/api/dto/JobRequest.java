@@ -20,8 +20,12 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; default: the server's
  * @param maxConcurrent instances of this job in flight at once, 1..100 000; default: no limit
  * @param overLimit     WAIT (default) or SKIP: what an instance that fires at the limit does
+ * @param retentionDays days its finished instances are kept, 1..3650; default: the server's retention-days
+ * @param alertUrl      http(s) URL of its failure alerts; default: the server's alert-url
+ * @param signingSecret HMAC-SHA256 key of its webhook calls, 16..256 characters; write-only. On a replace, absent or
+ *                      null keeps the stored secret and "" removes it
  */
 public record JobRequest(String name, ScheduleBody schedule, TargetBody target, JsonNode params, Boolean enabled,
                          String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
-                         String overLimit) {
+                         String overLimit, Integer retentionDays, String alertUrl, String signingSecret) {
 }

@@ -12,9 +12,13 @@ import java.time.Instant;
  * @param nextTriggerTime the next trigger a loader has not yet turned into an instance, or null
  * @param timeoutMs       the job's call deadline, or null for the server's
  * @param maxConcurrent   the job's concurrency limit, or null for none
+ * @param retentionDays   days its finished instances are kept, or null for the server's retention-days
+ * @param alertUrl        where its failure alerts go, or null for the server's alert-url
+ * @param signed          whether its webhook calls are signed (the secret itself is never shown)
  */
 public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
                           boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
-                          Integer maxConcurrent, String overLimit, Instant nextTriggerTime,
+                          Integer maxConcurrent, String overLimit, Integer retentionDays, String alertUrl,
+                          boolean signed, Instant nextTriggerTime,
                           Instant createdAt, Instant updatedAt) {
 }

@@ -3,6 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.store.DueJobCursor;
@@ -246,9 +247,8 @@ final class JdbcJobStore implements JobStore {
         ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
                 millis(s.at()));
         return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.delivery(), millis(job.nextTriggerTime()),
-                millis(job.createdAt()),
-                millis(job.updatedAt()), job.version());
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(),
+                millis(job.nextTriggerTime()), millis(job.createdAt()), millis(job.updatedAt()), job.version());
     }
 
     private static Instant millis(Instant instant) {

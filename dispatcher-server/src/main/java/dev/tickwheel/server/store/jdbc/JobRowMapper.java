@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.time.ScheduleSpec;
@@ -26,13 +27,13 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 24 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 27 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
         ps.setLong(1, job.id());
         int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.nextTriggerTime());
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(), job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, nowMs);
         ps.setLong(next++, 0L);
@@ -42,7 +43,7 @@ final class JobRowMapper {
     /** Binds the parameters of {@link JobSql#UPDATE_IF_VERSION}. */
     static void bindUpdate(PreparedStatement ps, Job job, long nowMs) throws SQLException {
         int next = bindDefinition(ps, 1, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.nextTriggerTime());
+                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(), job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, job.id());
         ps.setLong(next, job.version());
@@ -50,7 +51,7 @@ final class JobRowMapper {
 
     private static int bindDefinition(PreparedStatement ps, int first, String name, ScheduleSpec schedule,
             Target target, String params, boolean enabled, MisfirePolicy misfirePolicy, RetryPolicy retryPolicy,
-            DeliveryPolicy delivery, Instant nextTriggerTime) throws SQLException {
+            DeliveryPolicy delivery, JobOperations operations, Instant nextTriggerTime) throws SQLException {
         int i = first;
         ps.setString(i++, name);
         ps.setString(i++, schedule.type().name());
@@ -70,6 +71,9 @@ final class JobRowMapper {
         ps.setLong(i++, delivery.timeoutMs());
         ps.setInt(i++, delivery.maxConcurrent());
         ps.setString(i++, delivery.overLimit().name());
+        JdbcValues.setInt(ps, i++, operations.retentionDays());
+        JdbcValues.setString(ps, i++, operations.alertUrl());
+        JdbcValues.setString(ps, i++, operations.signingSecret());
         JdbcValues.setInstant(ps, i++, nextTriggerTime);
         return i;
     }
@@ -95,6 +99,8 @@ final class JobRowMapper {
                 new DeliveryPolicy(DeliveryPolicy.Guarantee.valueOf(rs.getString("delivery_guarantee")),
                         rs.getLong("timeout_ms"), rs.getInt("max_concurrent"),
                         DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit"))),
+                new JobOperations(JdbcValues.getInt(rs, "retention_days"), rs.getString("alert_url"),
+                        rs.getString("signing_secret")),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),
                 JdbcValues.getInstant(rs, "created_at_ms"),
                 JdbcValues.getInstant(rs, "updated_at_ms"),

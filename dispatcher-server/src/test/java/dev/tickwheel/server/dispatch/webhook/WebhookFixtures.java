@@ -2,6 +2,7 @@ package dev.tickwheel.server.dispatch.webhook;
 
 import dev.tickwheel.server.dispatch.JobContext;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -26,7 +27,7 @@ final class WebhookFixtures {
 
     static Job job(String url) {
         return new Job(7, "nightly report", ScheduleSpec.api(), Target.webhook(url), null, true, MisfirePolicy.SKIP,
-                RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null, DUE, DUE, 0);
+                RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null, DUE, DUE, 0);
     }
 
     static JobContext context(long instanceId, int attempt) {

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -245,7 +246,8 @@ abstract class AbstractBatchStoreContractTest {
 
     private Job insertJob(Instant nextTrigger) {
         return jobs.insert(new NewJob(ids.incrementAndGet(), "batch", ScheduleSpec.cron("0/1 * * * * ?", "UTC"),
-                Target.handler("h"), null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger));
+                Target.handler("h"), null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, nextTrigger));
     }
 
     private List<NewInstance> createWaiting(Job job, int count) {

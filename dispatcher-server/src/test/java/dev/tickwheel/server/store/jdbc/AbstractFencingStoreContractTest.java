@@ -10,6 +10,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -68,7 +69,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         a = member();
         assertEquals(NODE_A, a.cluster().join(OptionalInt.of(NODE_A), "a", TTL));
         job = a.jobs().insert(new NewJob(ids.incrementAndGet(), "fenced", ScheduleSpec.api(), Target.handler("h"),
-                null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null));
+                null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null));
         shard = Shards.of(job.id(), a.cluster().shardCount());
         assertEquals(Map.of(shard, 1L), a.cluster().acquire(List.of(shard), TTL));
     }

@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -130,7 +131,8 @@ abstract class AbstractStoreContractTest {
 
     NewJob newJob(Instant nextTrigger) {
         return new NewJob(nextId(), "job", ScheduleSpec.fixedRate(1_000, START), Target.handler("noop"), null,
-                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger);
+                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, nextTrigger);
     }
 
     Job insertJob(Instant nextTrigger) {
@@ -184,6 +186,7 @@ abstract class AbstractStoreContractTest {
                 "Europe/Berlin", 5_000L, 7_000L, START), Target.webhook("https://example.com/hook?a=1"),
                 "{\"k\":\"v\"}", false, MisfirePolicy.FIRE_ALL, new RetryPolicy(3, 2_500),
                 new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_MOST_ONCE, 2_500, 3, DeliveryPolicy.OverLimit.SKIP),
+                new JobOperations(30, "https://alerts.example.com/a", "whsec_0123456789abcdef"),
                 START.plusSeconds(60));
 
         Job inserted = jobs.insert(job);
@@ -198,6 +201,8 @@ abstract class AbstractStoreContractTest {
         assertFalse(stored.enabled());
         assertEquals(MisfirePolicy.FIRE_ALL, stored.misfirePolicy());
         assertEquals(new RetryPolicy(3, 2_500), stored.retryPolicy());
+        assertEquals(new JobOperations(30, "https://alerts.example.com/a", "whsec_0123456789abcdef"),
+                stored.operations());
         assertEquals(START_MS.plusSeconds(60), stored.nextTriggerTime());
         assertEquals(START_MS, stored.createdAt());
         assertEquals(START_MS, stored.updatedAt());
@@ -207,7 +212,7 @@ abstract class AbstractStoreContractTest {
     @Test
     void insert_nullableFieldsNull_readBackAsNull() {
         NewJob job = new NewJob(nextId(), "api", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null);
 
         jobs.insert(job);
 
@@ -221,7 +226,7 @@ abstract class AbstractStoreContractTest {
     void insert_duplicateId_throwsDuplicateIdExceptionNamingId() {
         Job first = insertJob(START);
         NewJob again = new NewJob(first.id(), "other", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> jobs.insert(again));
 
@@ -234,7 +239,7 @@ abstract class AbstractStoreContractTest {
         Job taken = insertJob(START);
         NewJob fresh = newJob(START);
         NewJob clash = new NewJob(taken.id(), "clash", ScheduleSpec.api(), Target.handler("h"), null, true,
-                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null);
+                MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> jobs.insertAll(List.of(fresh, clash)));
@@ -270,7 +275,8 @@ abstract class AbstractStoreContractTest {
         clock.advance(Duration.ofSeconds(5));
         Job changed = job.withName("renamed").withSchedule(ScheduleSpec.fixedDelay(750), START.plusSeconds(30))
                 .withTarget(Target.webhook("http://localhost:9/x")).withEnabled(false)
-                .withPolicies("{}", MisfirePolicy.SKIP, new RetryPolicy(4, 10));
+                .withPolicies("{}", MisfirePolicy.SKIP, new RetryPolicy(4, 10))
+                .withOperations(new JobOperations(2, "http://localhost:9/alerts", "0123456789abcdef-secret"));
 
         Job updated = jobs.update(changed).orElseThrow();
 
@@ -285,7 +291,12 @@ abstract class AbstractStoreContractTest {
         assertEquals("{}", updated.params());
         assertEquals(MisfirePolicy.SKIP, updated.misfirePolicy());
         assertEquals(new RetryPolicy(4, 10), updated.retryPolicy());
+        assertEquals(new JobOperations(2, "http://localhost:9/alerts", "0123456789abcdef-secret"),
+                updated.operations());
         assertEquals(START_MS.plusSeconds(30), updated.nextTriggerTime());
+        Job cleared = jobs.update(updated.withOperations(JobOperations.DEFAULT)).orElseThrow();
+        assertEquals(JobOperations.DEFAULT, jobs.get(job.id()).orElseThrow().operations());
+        assertEquals(2, cleared.version());
     }
 
     @Test
@@ -1056,7 +1067,8 @@ abstract class AbstractStoreContractTest {
 
     private Job insertFixedDelayJob(boolean enabled, Instant nextTrigger) {
         return jobs.insert(new NewJob(nextId(), "fixed delay", ScheduleSpec.fixedDelay(1_000), Target.handler("h"),
-                null, enabled, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, nextTrigger));
+                null, enabled, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, nextTrigger));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +36,7 @@ class JdbcStoresTest {
         String url = "jdbc:h2:file:" + dir.resolve("tickwheel") + ";AUTO_SERVER=FALSE";
         try (JdbcStores stores = JdbcStores.open(url)) {
             stores.jobs().insert(new NewJob(1, "j", ScheduleSpec.api(), Target.handler("h"), null, true,
-                    MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, null));
+                    MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null));
             stores.instances().insertInstance(new NewInstance(2, 1, T, null));
         }
 

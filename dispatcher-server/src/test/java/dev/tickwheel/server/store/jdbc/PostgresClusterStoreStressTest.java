@@ -8,6 +8,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.DeliveryPolicy;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
@@ -361,7 +362,7 @@ class PostgresClusterStoreStressTest extends AbstractMembersTest {
         for (List<Long> jobIds : jobsByShard.values()) {
             for (long id : jobIds) {
                 stores.jobs().insert(new NewJob(id, "stress", ScheduleSpec.api(), Target.handler("h"), null, true,
-                        MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, T0));
+                        MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, T0));
                 List<NewInstance> batch = new ArrayList<>();
                 for (int i = 0; i < INSTANCES_PER_JOB; i++) {
                     batch.add(new NewInstance(++instanceId, id, T0.plusMillis(i), null));
