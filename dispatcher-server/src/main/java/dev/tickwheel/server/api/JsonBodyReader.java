@@ -54,8 +54,8 @@ final class JsonBodyReader {
             return value;
         } catch (UnrecognizedPropertyException e) {
             String field = path(e);
-            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known fields: "
-                    + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
+            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known"
+                    + " fields: " + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
         } catch (InvalidFormatException e) {
             String field = path(e);
             throw ApiException.badField("invalid_field", field, "field '" + field + "' has an invalid value "

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ApiErrorBodiesTest {
 
     /** A package-qualified name ({@code java.lang.}, {@code com.fasterxml.}, {@code dev.tickwheel.}) or "Exception". */
-    private static final Pattern JAVA_LEAK = Pattern.compile("\\b(java|javax|jakarta|com|org|dev|io)\\.[a-z]+\\.|Exception");
+    private static final Pattern JAVA_LEAK =
+            Pattern.compile("\\b(java|javax|jakarta|com|org|dev|io)\\.[a-z]+\\.|Exception");
     private static final String TARGET = "\"target\": {\"type\": \"WEBHOOK\", \"url\": \"http://127.0.0.1:9/x\"}";
     private static final String VALID = "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, " + TARGET + "}";
 

@@ -85,7 +85,8 @@ class HistoryApiTest {
         List<JsonNode> items = new ArrayList<>();
         String cursor = null;
         do {
-            ApiClient.Reply page = api.get(pathAndQuery + "&limit=" + limit + (cursor == null ? "" : "&cursor=" + cursor));
+            ApiClient.Reply page = api.get(pathAndQuery + "&limit=" + limit
+                    + (cursor == null ? "" : "&cursor=" + cursor));
             assertEquals(200, page.status(), page.toString());
             page.json().get("items").forEach(items::add);
             cursor = page.json().get("nextCursor").isNull() ? null : page.json().get("nextCursor").asText();
