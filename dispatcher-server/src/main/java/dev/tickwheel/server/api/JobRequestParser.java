@@ -47,7 +47,7 @@ final class JobRequestParser {
                     : ApiException.invalidField("name", name, "must not be blank");
         }
         if (name.length() > MAX_NAME_LENGTH) {
-            throw ApiException.badRequest("invalid_field", "field 'name' must be at most " + MAX_NAME_LENGTH
+            throw ApiException.badField("invalid_field", "name", "field 'name' must be at most " + MAX_NAME_LENGTH
                     + " characters, got " + name.length());
         }
         if (request.schedule() == null) {
@@ -78,12 +78,12 @@ final class JobRequestParser {
         if (secret != null && !secret.isEmpty()) {
             if (secret.length() < JobOperations.MIN_SECRET_LENGTH
                     || secret.length() > JobOperations.MAX_SECRET_LENGTH) {
-                throw ApiException.badRequest("invalid_field", "field 'signingSecret' must be "
+                throw ApiException.badField("invalid_field", "signingSecret", "field 'signingSecret' must be "
                         + JobOperations.MIN_SECRET_LENGTH + ".." + JobOperations.MAX_SECRET_LENGTH
                         + " characters (\"\" removes the secret), got " + secret.length());
             }
             if (secret.chars().anyMatch(Character::isISOControl)) {
-                throw ApiException.badRequest("invalid_field",
+                throw ApiException.badField("invalid_field", "signingSecret",
                         "field 'signingSecret' must not contain control characters");
             }
         }
@@ -141,26 +141,28 @@ final class JobRequestParser {
         switch (type) {
             case "WEBHOOK" -> {
                 if (body.name() != null) {
-                    throw invalidTarget("field 'target.name' does not apply to a WEBHOOK target, got '"
+                    throw invalidTarget("target.name", "field 'target.name' does not apply to a WEBHOOK target, got '"
                             + body.name() + "'");
                 }
                 return Target.webhook(httpUrl("target.url", body.url(), Target.MAX_VALUE_LENGTH, "invalid_target"));
             }
             case "HANDLER" -> {
                 if (body.url() != null) {
-                    throw invalidTarget("field 'target.url' does not apply to a HANDLER target, got '"
+                    throw invalidTarget("target.url", "field 'target.url' does not apply to a HANDLER target, got '"
                             + body.url() + "'");
                 }
                 if (body.name() == null || body.name().isBlank()) {
                     throw ApiException.missingField("target.name");
                 }
                 if (!handlerNames.contains(body.name())) {
-                    throw invalidTarget("field 'target.name' names no registered handler: '" + body.name()
+                    throw invalidTarget("target.name", "field 'target.name' names no registered handler: '"
+                            + body.name()
                             + "' (registered: " + handlerNames.stream().sorted().toList() + ")");
                 }
                 return Target.handler(body.name());
             }
-            default -> throw invalidTarget("field 'target.type' must be WEBHOOK or HANDLER, got '" + body.type()
+            default -> throw invalidTarget("target.type", "field 'target.type' must be WEBHOOK or HANDLER, got '"
+                    + body.type()
                     + "'");
         }
     }
@@ -171,22 +173,22 @@ final class JobRequestParser {
             throw ApiException.missingField(field);
         }
         if (url.length() > maxLength) {
-            throw ApiException.badRequest(code, "field '" + field + "' must be at most " + maxLength
+            throw ApiException.badField(code, field, "field '" + field + "' must be at most " + maxLength
                     + " characters, got " + url.length());
         }
         URI uri;
         try {
             uri = new URI(url);
         } catch (java.net.URISyntaxException e) {
-            throw ApiException.badRequest(code, "field '" + field + "' is not a valid URI: '" + url + "' ("
+            throw ApiException.badField(code, field, "field '" + field + "' is not a valid URI: '" + url + "' ("
                     + e.getReason() + ")");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw ApiException.badRequest(code, "field '" + field + "' must use http or https, got '" + url + "'");
+            throw ApiException.badField(code, field, "field '" + field + "' must use http or https, got '" + url + "'");
         }
         if (uri.getHost() == null) {
-            throw ApiException.badRequest(code, "field '" + field + "' must be an absolute URL with a host, got '"
+            throw ApiException.badField(code, field, "field '" + field + "' must be an absolute URL with a host, got '"
                     + url + "'");
         }
         return url;
@@ -224,7 +226,7 @@ final class JobRequestParser {
         return params == null || params.isNull() || params.isMissingNode() ? null : params.toString();
     }
 
-    private static ApiException invalidTarget(String message) {
-        return ApiException.badRequest("invalid_target", message);
+    private static ApiException invalidTarget(String field, String message) {
+        return ApiException.badField("invalid_target", field, message);
     }
 }

@@ -53,25 +53,29 @@ final class JsonBodyReader {
             }
             return value;
         } catch (UnrecognizedPropertyException e) {
-            throw ApiException.badRequest("unknown_field", "field '" + path(e) + "' is not recognized; known fields: "
-                    + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
+            String field = path(e);
+            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known"
+                    + " fields: " + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
         } catch (InvalidFormatException e) {
-            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' has an invalid value "
+            String field = path(e);
+            throw ApiException.badField("invalid_field", field, "field '" + field + "' has an invalid value "
                     + ApiException.quoted(e.getValue()) + ": expected " + expected(e.getTargetType()));
         } catch (MismatchedInputException e) {
             String field = path(e);
             if (field.isEmpty()) {
-                throw ApiException.badRequest("malformed_json", "the request body must be a JSON object: "
-                        + firstLine(e.getOriginalMessage()));
+                // Jackson's own message names the DTO class ("Cannot deserialize value of type `dev...`"): not ours
+                // to show.
+                throw ApiException.badRequest("malformed_json", "the request body must be a JSON object");
             }
-            throw ApiException.badRequest("invalid_field", "field '" + field + "' has the wrong JSON type: expected "
-                    + expected(e.getTargetType()));
+            throw ApiException.badField("invalid_field", field, "field '" + field + "' has the wrong JSON type:"
+                    + " expected " + expected(e.getTargetType()));
         } catch (StreamReadException e) {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()) + " at line " + lineOf(e) + ", column " + columnOf(e));
         } catch (JsonMappingException e) {
-            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' cannot be read: "
-                    + firstLine(e.getOriginalMessage()));
+            String field = path(e);
+            throw ApiException.badField("invalid_field", field.isEmpty() ? null : field,
+                    "field '" + field + "' cannot be read: " + readable(e.getOriginalMessage()));
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()));
@@ -133,6 +137,16 @@ final class JsonBodyReader {
             return "a string";
         }
         return "a JSON " + (type.isRecord() ? "object" : type.getSimpleName());
+    }
+
+    /**
+     * The first line of a Jackson message if it names no Java type: Jackson quotes the types it names in backticks
+     * ({@code Cannot construct instance of `dev.tickwheel...`}), which an API answer must not show. What remains are
+     * our own refusals (ApiJson's NUL check) and limits such as "Numeric value (99999999999) out of range of int".
+     */
+    private static String readable(String message) {
+        String line = firstLine(message);
+        return line.isEmpty() || line.indexOf('`') >= 0 ? "the value has the wrong shape or is out of range" : line;
     }
 
     private static String firstLine(String message) {
