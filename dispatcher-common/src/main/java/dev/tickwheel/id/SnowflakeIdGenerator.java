@@ -99,6 +99,27 @@ public final class SnowflakeIdGenerator {
         return Instant.ofEpochMilli(EPOCH_MS + (id >>> TIMESTAMP_SHIFT));
     }
 
+    /**
+     * The smallest ID any node could mint at {@code instant}: {@code (ms since EPOCH) << 22}, node and sequence zero.
+     * Every ID minted in an earlier millisecond is below it and every ID minted at or after it is not, so
+     * {@code id < lowestIdAt(t)} selects "created before t" with a range of the primary key (the retention purge's
+     * bound). Sub-millisecond parts are dropped, as {@link #nextId()} drops them.
+     *
+     * <p>Before the epoch the result is negative (no ID is below it), down to {@link Long#MIN_VALUE} for instants more
+     * than 69.7 years before it, so it never overflows.
+     *
+     * @throws IllegalArgumentException if {@code instant} is past the 41-bit timestamp range (2093-09)
+     */
+    public static long lowestIdAt(Instant instant) {
+        long ms = instant.toEpochMilli() - EPOCH_MS;
+        if (ms > MAX_TIMESTAMP_MS) {
+            throw new IllegalArgumentException("instant " + instant + " is past the last ID timestamp ("
+                    + EPOCH.plusMillis(MAX_TIMESTAMP_MS) + ")");
+        }
+        // Clamped below at -2^41 ms: shifted by 22 that is exactly Long.MIN_VALUE, and anything lower would overflow.
+        return Math.max(ms, -(MAX_TIMESTAMP_MS + 1)) << TIMESTAMP_SHIFT;
+    }
+
     /** The node id of the generator that issued an ID. */
     public static int nodeIdOf(long id) {
         return (int) ((id >>> SEQUENCE_BITS) & MAX_NODE_ID);

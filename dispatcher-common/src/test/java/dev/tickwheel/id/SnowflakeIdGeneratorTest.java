@@ -165,4 +165,36 @@ class SnowflakeIdGeneratorTest {
         IllegalStateException exhausted = assertThrows(IllegalStateException.class, generator::nextId);
         assertTrue(exhausted.getMessage().startsWith("ID timestamp exhausted"), exhausted.getMessage());
     }
+
+    @Test
+    void lowestIdAt_anInstant_isBelowEveryIdMintedThenAndAboveEveryIdMintedBefore() {
+        SnowflakeIdGenerator early = new SnowflakeIdGenerator(SnowflakeIdGenerator.MAX_NODE_ID, clock);
+        long lastBefore = 0;
+        for (int i = 0; i <= SnowflakeIdGenerator.MAX_SEQUENCE; i++) {
+            lastBefore = early.nextId(); // node 1023, sequence 4095: the largest ID of NOW's millisecond
+        }
+        clock.advance(Duration.ofMillis(1));
+        long firstAt = new SnowflakeIdGenerator(0, clock).nextId(); // node 0, sequence 0
+
+        long bound = SnowflakeIdGenerator.lowestIdAt(NOW.plusMillis(1));
+
+        assertEquals(firstAt, bound);
+        assertTrue(lastBefore < bound, lastBefore + " < " + bound);
+        long expectedMs = NOW.toEpochMilli() + 1 - SnowflakeIdGenerator.EPOCH.toEpochMilli();
+        assertEquals(expectedMs << 22, bound);
+        assertEquals(bound, SnowflakeIdGenerator.lowestIdAt(NOW.plusMillis(1).plusNanos(999_999)), "sub-ms dropped");
+    }
+
+    @Test
+    void lowestIdAt_edges_epochIsZeroBeforeIsNegativeWithoutOverflowAfterRangeThrows() {
+        assertEquals(0, SnowflakeIdGenerator.lowestIdAt(SnowflakeIdGenerator.EPOCH));
+        assertEquals(-(1L << 22), SnowflakeIdGenerator.lowestIdAt(SnowflakeIdGenerator.EPOCH.minusMillis(1)));
+        assertEquals(Long.MIN_VALUE, SnowflakeIdGenerator.lowestIdAt(Instant.EPOCH.minus(Duration.ofDays(36_500))));
+        Instant last = SnowflakeIdGenerator.EPOCH.plusMillis((1L << 41) - 1);
+        assertEquals(((1L << 41) - 1) << 22, SnowflakeIdGenerator.lowestIdAt(last));
+        assertTrue(SnowflakeIdGenerator.lowestIdAt(last) > 0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SnowflakeIdGenerator.lowestIdAt(last.plusMillis(1)));
+        assertTrue(e.getMessage().contains("2093"), e.getMessage());
+    }
 }
