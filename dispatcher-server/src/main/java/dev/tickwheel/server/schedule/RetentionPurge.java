@@ -257,9 +257,4 @@ public final class RetentionPurge {
         return new RetentionStats(purged.get(), caughtUpRuns.get(), budgetSpentRuns.get(), failedRuns.get(),
                 totalNanos.get());
     }
-
-    /** The settings this purge runs with. */
-    public Settings settings() {
-        return settings;
-    }
 }
