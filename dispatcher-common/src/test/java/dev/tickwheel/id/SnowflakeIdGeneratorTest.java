@@ -230,4 +230,23 @@ class SnowflakeIdGeneratorTest {
             assertTrue(SnowflakeIdGenerator.lowestIdAt(t.minusMillis(1)) < SnowflakeIdGenerator.lowestIdAt(t), why);
         }
     }
+
+    @Test
+    void lowestIdAt_anInstant_isBelowEveryIdMintedThenAndAboveEveryIdMintedBefore() {
+        SnowflakeIdGenerator early = new SnowflakeIdGenerator(SnowflakeIdGenerator.MAX_NODE_ID, clock);
+        long lastBefore = 0;
+        for (int i = 0; i <= SnowflakeIdGenerator.MAX_SEQUENCE; i++) {
+            lastBefore = early.nextId(); // node 1023, sequence 4095: the largest ID of NOW's millisecond
+        }
+        clock.advance(Duration.ofMillis(1));
+        long firstAt = new SnowflakeIdGenerator(0, clock).nextId(); // node 0, sequence 0
+
+        long bound = SnowflakeIdGenerator.lowestIdAt(NOW.plusMillis(1));
+
+        assertEquals(firstAt, bound);
+        assertTrue(lastBefore < bound, lastBefore + " < " + bound);
+        long expectedMs = NOW.toEpochMilli() + 1 - SnowflakeIdGenerator.EPOCH.toEpochMilli();
+        assertEquals(expectedMs << 22, bound);
+        assertEquals(bound, SnowflakeIdGenerator.lowestIdAt(NOW.plusMillis(1).plusNanos(999_999)), "sub-ms dropped");
+    }
 }

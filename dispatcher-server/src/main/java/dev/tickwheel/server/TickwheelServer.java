@@ -21,6 +21,8 @@ import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.ForeignClaimSettler;
 import dev.tickwheel.server.schedule.InstanceLoader;
 import dev.tickwheel.server.schedule.InstancePlanner;
+import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.schedule.RetentionStats;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.schedule.ShardRecovery;
 import dev.tickwheel.server.store.ClusterStore;
@@ -77,6 +79,7 @@ public final class TickwheelServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";
+    private static final String RETENTION_TASK = "retention-purge";
 
     /** Where a server is in its life; moves forward only. */
     public enum Lifecycle {
@@ -109,6 +112,9 @@ public final class TickwheelServer implements AutoCloseable {
     private InstanceDispatcher dispatcher;
     private PeriodicTaskScheduler loaderThread;
     private InstanceLoader loader;
+    // Its own thread: a long purge run never delays loading, and loading never delays the purge.
+    private PeriodicTaskScheduler retentionThread;
+    private RetentionPurge retention;
     // Written by the loader thread, read by metrics scrapes.
     private final java.util.concurrent.atomic.LongAdder loaderNanos = new java.util.concurrent.atomic.LongAdder();
     private JobService jobService;
@@ -127,7 +133,7 @@ public final class TickwheelServer implements AutoCloseable {
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
                          DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
-                         Consumer<JdbcStoreConfig.Builder> storeSettings) {
+                         Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -222,6 +228,11 @@ public final class TickwheelServer implements AutoCloseable {
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
+            retention = new RetentionPurge(instances, jobs, leases, config.retention(), config.clock(),
+                    Ticker.systemTicker());
+            retentionThread = new PeriodicTaskScheduler("retention", 1,
+                    (task, failure) -> log.error("{} failed; it runs again next period", task, failure),
+                    PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
             if (!cluster.singleProcess()) {
                 bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelOf(stores.dataSource()),
                         cluster.session());
@@ -290,6 +301,10 @@ public final class TickwheelServer implements AutoCloseable {
             owner.awaitLoaderThread(START_RECOVERY_BOUND);
             loaderThread.scheduleAtFixedRate(LOADER_TASK, this::timedLoaderPass, Duration.ZERO,
                     config.loaderPeriod());
+            RetentionPurge.Settings kept = config.retention();
+            retentionThread.scheduleAtFixedRate(RETENTION_TASK, retention::run, kept.interval(), kept.interval());
+            log.info("retention: finished instances kept {} days unless their job sets retentionDays; purged every {}"
+                    + " in batches of {}", kept.defaultDays(), kept.interval(), kept.batchSize());
             log.info("tickwheel server scheduling: node {} holds {} of {} shards; loader every {} for the next {},"
                     + " misfire threshold {}", nodeId, leases.heldShards().size(), cluster.shardCount(),
                     config.loaderPeriod(), config.loadWindow(), config.misfireThreshold());
@@ -333,6 +348,23 @@ public final class TickwheelServer implements AutoCloseable {
         } finally {
             loaderNanos.add(System.nanoTime() - startNanos);
         }
+    }
+
+    /**
+     * Runs one retention run now, on the calling thread (it also runs every retention interval on its own): deletes
+     * finished instances past their retention, in batches, up to the run's batch budget.
+     *
+     * @return instances deleted
+     */
+    public long purgeNow() {
+        requireStarted();
+        return retention.run();
+    }
+
+    /** The retention purge's counters (all zero before {@link #open()}); readable after close. */
+    public RetentionStats retentionStats() {
+        RetentionPurge purge = retention;
+        return purge == null ? new RetentionStats(0, 0, 0, 0, 0) : purge.stats();
     }
 
     /** This member's node id (leased from the store unless set), or -1 before {@link #open()}. */
@@ -429,6 +461,9 @@ public final class TickwheelServer implements AutoCloseable {
         if (loaderThread != null) {
             loaderThread.close();
         }
+        if (retentionThread != null) {
+            retentionThread.close(); // before the store: a run in progress ends its batch first
+        }
         if (wheel != null) {
             wheel.close();
         }
@@ -480,6 +515,7 @@ public final class TickwheelServer implements AutoCloseable {
         private DispatchListener listener = DispatchListener.NONE;
         private Consumer<InstanceTimeWheelService.Builder> wheelSettings = b -> { };
         private Consumer<JdbcStoreConfig.Builder> storeSettings = b -> { };
+        private RetentionPurge.Settings retention = RetentionPurge.Settings.DEFAULTS;
 
         private Builder() {
         }
@@ -636,6 +672,15 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long finished instances are kept (jobs may set their own {@code retentionDays}) and how the purge runs:
+         * batch size, interval, batches per run. Default {@link RetentionPurge.Settings#DEFAULTS}.
+         */
+        public Builder retention(RetentionPurge.Settings settings) {
+            this.retention = Objects.requireNonNull(settings, "retention");
+            return this;
+        }
+
         public TickwheelServer build() {
             if (loadWindow.compareTo(loaderPeriod) <= 0) {
                 throw new IllegalArgumentException("loadWindow (" + loadWindow
@@ -649,7 +694,7 @@ public final class TickwheelServer implements AutoCloseable {
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
-                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings));
+                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, retention));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -2,6 +2,7 @@ package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.schedule.RetentionPurge;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -20,9 +21,11 @@ import java.util.OptionalInt;
  * @param loadWindow     loader look-ahead
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
+ * @param retention      how long finished instances are kept, and how the purge runs
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
-                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo) {
+                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo,
+                             RetentionPurge.Settings retention) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -33,12 +36,14 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
         Objects.requireNonNull(dispatch, "dispatch");
+        Objects.requireNonNull(retention, "retention");
     }
 
     /** The engine builder these settings describe. */
     public TickwheelServer.Builder engineBuilder() {
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
-                .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow);
+                .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
+                .retention(retention);
         nodeId.ifPresent(builder::nodeId);
         return dispatch.applyTo(builder);
     }
@@ -53,6 +58,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " load-window-ms=" + loadWindow.toMillis() + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
-                + " demo=" + demo;
+                + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
+                + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis();
     }
 }

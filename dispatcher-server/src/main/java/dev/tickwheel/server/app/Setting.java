@@ -3,6 +3,7 @@ package dev.tickwheel.server.app;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import java.util.Locale;
 
@@ -35,6 +36,14 @@ public enum Setting {
             "calls in flight to one webhook host (scheme, host, port), at most"),
     HANDLER_THREADS("handler-threads", Integer.toString(DispatchSettings.DEFAULTS.handlerThreads()),
             "threads running synchronous in-process handlers (embedding only)"),
+    RETENTION_DAYS("retention-days", Integer.toString(RetentionPurge.Settings.DEFAULT_DAYS),
+            "days a finished instance is kept before the purge deletes it, 1..3650; a job's retentionDays wins"),
+    RETENTION_BATCH_SIZE("retention-batch-size", Integer.toString(RetentionPurge.Settings.DEFAULT_BATCH_SIZE),
+            "instances one purge batch (one short transaction) looks at and deletes at most, 1..10000"),
+    RETENTION_INTERVAL_MS("retention-interval-ms",
+            Long.toString(RetentionPurge.Settings.DEFAULT_INTERVAL.toMillis()),
+            "how often the retention purge runs; a run stops after "
+                    + RetentionPurge.Settings.DEFAULT_MAX_BATCHES_PER_RUN + " batches and the next goes on"),
     DEMO("demo", "false", "register demo jobs (named 'demo: ...') and the POST /demo/echo webhook; a start"
             + " without it removes the demo jobs"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");

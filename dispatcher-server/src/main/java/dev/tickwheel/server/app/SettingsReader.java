@@ -1,7 +1,10 @@
 package dev.tickwheel.server.app;
 
+import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.job.JobOperations;
+import dev.tickwheel.server.schedule.RetentionPurge;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -106,7 +109,8 @@ public final class SettingsReader {
                     new DispatchSettings(Duration.ofMillis(number(values, sources, Setting.CALL_TIMEOUT_MS)),
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),
-                            (int) number(values, sources, Setting.HANDLER_THREADS)), demo);
+                            (int) number(values, sources, Setting.HANDLER_THREADS)), demo,
+                    retention(values, sources));
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {
@@ -124,6 +128,26 @@ public final class SettingsReader {
             throw new InvalidSettingException(setting.key() + " must be an integer, got '" + raw + "' (from "
                     + sources.get(setting) + ")");
         }
+    }
+
+    private static RetentionPurge.Settings retention(Map<Setting, String> values, Map<Setting, String> sources) {
+        return new RetentionPurge.Settings(
+                (int) inRange(values, sources, Setting.RETENTION_DAYS, 1, JobOperations.MAX_RETENTION_DAYS),
+                (int) inRange(values, sources, Setting.RETENTION_BATCH_SIZE, 1,
+                        RetentionPurge.Settings.MAX_BATCH_SIZE),
+                Duration.ofMillis(inRange(values, sources, Setting.RETENTION_INTERVAL_MS, 1,
+                        PeriodicTaskScheduler.MAX_DURATION.toMillis())),
+                RetentionPurge.Settings.DEFAULT_MAX_BATCHES_PER_RUN);
+    }
+
+    private static long inRange(Map<Setting, String> values, Map<Setting, String> sources, Setting setting, long min,
+            long max) {
+        long value = number(values, sources, setting);
+        if (value < min || value > max) {
+            throw new InvalidSettingException(setting.key() + " must be in " + min + ".." + max + ", got " + value
+                    + " (from " + sources.get(setting) + ")");
+        }
+        return value;
     }
 
     private static boolean bool(Map<Setting, String> values, Map<Setting, String> sources, Setting setting) {

@@ -11,7 +11,7 @@ import org.slf4j.Logger;
  *
  * <p>Not thread-safe: confined to the thread that runs the operation.
  */
-final class RepeatedFailureLog {
+public final class RepeatedFailureLog {
 
     private final Logger log;
     private final String operation;
@@ -27,14 +27,14 @@ final class RepeatedFailureLog {
      * @param operation what failed, for the message: {@code "lease renewal"}
      * @param interval  the least time between two WARN lines of one streak
      */
-    RepeatedFailureLog(Logger log, String operation, Duration interval, Ticker ticker) {
+    public RepeatedFailureLog(Logger log, String operation, Duration interval, Ticker ticker) {
         this.log = log;
         this.operation = operation;
         this.intervalNanos = interval.toNanos();
         this.ticker = ticker;
     }
 
-    void failed(Throwable failure) {
+    public void failed(Throwable failure) {
         long nowNanos = ticker.read();
         failures++;
         if (failures == 1) {
@@ -52,7 +52,7 @@ final class RepeatedFailureLog {
         }
     }
 
-    void succeeded() {
+    public void succeeded() {
         if (failures > 0) {
             log.info("{} works again after {} failures over {} ms", operation, failures,
                     (ticker.read() - streakStartNanos) / 1_000_000);

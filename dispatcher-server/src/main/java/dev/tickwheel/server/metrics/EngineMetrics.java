@@ -41,7 +41,7 @@ import java.util.function.ToDoubleFunction;
  * </table>
  *
  * <p>Claims and calls refused by the shard fence are counted by {@link DispatchMetrics}
- * ({@code tickwheel_cluster_fenced_total}).
+ * ({@code tickwheel_cluster_fenced_total}); the retention purge's meters are bound by {@link RetentionMetrics}.
  *
  * <p>Thread-safe (stateless; the engine's accessors are thread-safe).
  *
@@ -76,6 +76,7 @@ public final class EngineMetrics {
                         e -> e.loaderTotalTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("time spent in loader passes").register(registry);
         bindCluster(registry, engine.leases());
+        RetentionMetrics.bind(registry, engine::retentionStats);
     }
 
     private static void bindCluster(MeterRegistry registry, LeaseKeeper leases) {

@@ -200,6 +200,26 @@ public interface InstanceStore {
      */
     boolean interruptForeign(long instanceId, long claimEpoch, String reason);
 
+    /**
+     * One batch of the retention purge: examines the next {@code limit} instances of {@code scope} by id after
+     * {@code afterId} among those <em>created</em> before {@code cutoff} ({@code id <}
+     * {@link dev.tickwheel.id.SnowflakeIdGenerator#lowestIdAt lowestIdAt(cutoff)}), and deletes those of them that are
+     * finished (SUCCEEDED, FAILED, CANCELLED, INTERRUPTED) and were last updated before {@code cutoff}. WAITING and
+     * DISPATCHING instances are never deleted, however old.
+     *
+     * <p>One short transaction: a read of at most {@code limit} rows walking an index in id order (the primary key, or
+     * (job_id, id) for a job's pass), then one delete by primary key of the rows chosen, which checks status and age
+     * again. So a batch costs about {@code limit} index entries however many rows it keeps, and locks only the rows
+     * it deletes. A pass walks the whole range by passing {@link PurgeBatch#lastId()} as the next {@code afterId}
+     * until a batch comes back {@link PurgeBatch#exhausted() exhausted}.
+     *
+     * @param scope   which instances (one job, or every job but some; all shards or some)
+     * @param cutoff  instances created and last updated before this instant may go
+     * @param afterId exclusive lower bound on the id; {@code -1} for the first batch (no id is negative)
+     * @param limit   instances examined (and so deleted) at most, 1..10 000
+     */
+    PurgeBatch purgeFinished(PurgeScope scope, Instant cutoff, long afterId, int limit);
+
     /** How many instances are in each status; every status is a key, zero if none. */
     Map<InstanceStatus, Long> countByStatus();
 }

@@ -80,4 +80,11 @@ public interface JobStore {
      * @param shards the shards whose jobs to return
      */
     List<Job> findDue(Instant until, DueJobCursor after, int limit, java.util.Collection<Integer> shards);
+
+    /**
+     * The jobs that keep their finished instances for a number of days of their own
+     * ({@link dev.tickwheel.server.job.JobOperations#retentionDays()} set): job id to days. Read once per retention
+     * run; such jobs are expected to be few, so this scans the job table rather than keep an index on it.
+     */
+    java.util.Map<Long, Integer> findRetentionOverrides();
 }

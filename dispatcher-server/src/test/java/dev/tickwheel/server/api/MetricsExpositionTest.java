@@ -118,7 +118,8 @@ class MetricsExpositionTest {
         Map<String, String> helps = helpByFamily();
         for (String prefix : List.of("jvm_memory_", "jvm_gc_", "jvm_threads_", "jvm_classes_", "process_cpu_",
                 "process_uptime_", "process_files_", "hikaricp_connections", "http_server_requests",
-                "tickwheel_dispatch_", "tickwheel_fire_lateness_", "tickwheel_misfires", "tickwheel_job_calls")) {
+                "tickwheel_dispatch_", "tickwheel_fire_lateness_", "tickwheel_misfires", "tickwheel_job_calls",
+                "tickwheel_instances_purged", "tickwheel_retention_runs", "tickwheel_retention_duration_seconds")) {
             assertTrue(helps.keySet().stream().anyMatch(f -> f.startsWith(prefix)), "no family named " + prefix
                     + "*; families: " + helps.keySet());
         }

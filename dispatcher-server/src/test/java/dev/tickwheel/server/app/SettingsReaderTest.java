@@ -89,4 +89,37 @@ class SettingsReaderTest {
                 () -> reader.read(List.of("--load-window-ms", "1000"), Map.of()));
         assertTrue(window.getMessage().contains("loadWindow"), window.getMessage());
     }
+
+    @Test
+    void read_retention_defaultsAndEveryWayToSetIt() throws Exception {
+        var defaults = reader.read(List.of(), Map.of()).orElseThrow().retention();
+        assertEquals(dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, defaults);
+        assertEquals(7, defaults.defaultDays());
+        assertEquals(500, defaults.batchSize());
+        assertEquals(java.time.Duration.ofMinutes(1), defaults.interval());
+        Path file = dir.resolve("retention.properties");
+        Files.writeString(file, "retention-batch-size=2000\n");
+        var set = reader.read(List.of("--retention-days", "30", "--config", file.toString()),
+                Map.of("TICKWHEEL_RETENTION_INTERVAL_MS", "300000")).orElseThrow();
+        assertEquals(30, set.retention().defaultDays());
+        assertEquals(2000, set.retention().batchSize());
+        assertEquals(java.time.Duration.ofMinutes(5), set.retention().interval());
+        assertTrue(set.describe().contains("retention-days=30"), set.describe());
+        assertEquals(set.retention(), set.engineBuilder().build().config().retention());
+    }
+
+    @Test
+    void read_retentionOutOfRange_namesTheSettingTheValueAndItsSource() {
+        for (List<String> args : List.of(List.of("--retention-days", "0"), List.of("--retention-days", "3651"),
+                List.of("--retention-batch-size", "0"), List.of("--retention-batch-size", "10001"),
+                List.of("--retention-interval-ms", "0"))) {
+            var e = assertThrows(SettingsReader.InvalidSettingException.class, () -> reader.read(args, Map.of()));
+            assertTrue(e.getMessage().startsWith(args.get(0).substring(2) + " must be in "), e.getMessage());
+            assertTrue(e.getMessage().contains("got " + args.get(1) + " (from " + args.get(0) + ")"), e.getMessage());
+        }
+        var env = assertThrows(SettingsReader.InvalidSettingException.class,
+                () -> reader.read(List.of(), Map.of("TICKWHEEL_RETENTION_DAYS", "week")));
+        assertTrue(env.getMessage().contains("retention-days") && env.getMessage().contains("'week'")
+                && env.getMessage().contains("TICKWHEEL_RETENTION_DAYS"), env.getMessage());
+    }
 }

@@ -11,6 +11,8 @@ import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.PurgeBatch;
+import dev.tickwheel.server.store.PurgeScope;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,7 +35,8 @@ import java.util.TreeSet;
 /**
  * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
  * here, status changes in {@link InstanceTransitions} and {@link BatchTransitions}, inherited claims in
- * {@link ForeignClaimStatements}, the history pages and attempts in {@link InstanceHistoryReads}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
+ * {@link ForeignClaimStatements}, the history pages and attempts in {@link InstanceHistoryReads}, the retention purge
+ * in {@link FinishedInstancePurge}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -48,6 +51,7 @@ final class JdbcInstanceStore implements InstanceStore {
     private final PageInstanceCreation pageCreation;
     private final ForeignClaimStatements foreignClaims;
     private final InstanceHistoryReads historyReads;
+    private final FinishedInstancePurge purge;
     private final int shardCount;
     private final SqlDialect dialect;
 
@@ -63,6 +67,7 @@ final class JdbcInstanceStore implements InstanceStore {
         this.pageCreation = new PageInstanceCreation(sql, dialect, shardCount);
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
         this.historyReads = new InstanceHistoryReads(runner, dialect);
+        this.purge = new FinishedInstancePurge(runner, dialect);
     }
 
     @Override
@@ -324,6 +329,12 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public boolean interruptForeign(long instanceId, long claimEpoch, String reason) {
         return foreignClaims.interrupt(instanceId, claimEpoch, reason);
+    }
+
+    @Override
+    public PurgeBatch purgeFinished(PurgeScope scope, Instant cutoff, long afterId, int limit) {
+        return purge.purge(Objects.requireNonNull(scope, "scope"), Objects.requireNonNull(cutoff, "cutoff"), afterId,
+                limit);
     }
 
     @Override

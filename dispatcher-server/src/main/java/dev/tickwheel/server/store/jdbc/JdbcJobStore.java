@@ -257,6 +257,20 @@ final class JdbcJobStore implements JobStore {
         });
     }
 
+    @Override
+    public java.util.Map<Long, Integer> findRetentionOverrides() {
+        return runner.autoCommit("find retention overrides", connection -> {
+            java.util.Map<Long, Integer> days = new java.util.HashMap<>();
+            try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_RETENTION_OVERRIDES);
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    days.put(rs.getLong("id"), rs.getInt("retention_days"));
+                }
+            }
+            return days;
+        });
+    }
+
     private static List<Job> readAll(PreparedStatement ps) throws SQLException {
         List<Job> jobs = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {

@@ -98,4 +98,8 @@ final class JobSql {
             + " WHERE enabled = TRUE AND next_trigger_time_ms <= ? AND next_trigger_time_ms >= ?"
             + " AND (next_trigger_time_ms > ? OR (next_trigger_time_ms = ? AND id > ?)) AND shard = ANY(?)"
             + " ORDER BY next_trigger_time_ms, id LIMIT ?";
+
+    /** No parameters. The jobs with a retention of their own; a scan of the job table, once per retention run. */
+    static final String SELECT_RETENTION_OVERRIDES = "SELECT id, retention_days FROM tw_job"
+            + " WHERE retention_days IS NOT NULL";
 }

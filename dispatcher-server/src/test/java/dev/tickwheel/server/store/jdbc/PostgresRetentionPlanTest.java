@@ -1,0 +1,162 @@
+package dev.tickwheel.server.store.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tickwheel.id.SnowflakeIdGenerator;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The retention purge's statements ({@link FinishedInstancePurge}) on a table of 200 000 instances: each batch's read
+ * walks an index range (the primary key, or (job_id, id) for a job's pass) and its delete finds its rows by primary key;
+ * none scans the table, nor the (status, id) index, whose finished part is nearly all of it (the delete's plan did,
+ * with stale statistics, while it re-checked the status as {@code IN (finished)}).
+ *
+ * <p>Checked in the state that misleads planners (statistics taken while the table was empty, then a bulk load,
+ * autovacuum off) and with fresh statistics, each both as the first executions plan it (the values bound) and as a
+ * prepared statement reused many times may be planned (generic, {@code plan_cache_mode = force_generic_plan}): the
+ * purge runs the same statements every minute, so pgjdbc soon prepares them on the server.
+ */
+class PostgresRetentionPlanTest {
+
+    private static final int ROWS = 200_000;
+    /** Row i was created at START_MS + i ms: its id is that millisecond's lowest (node 0, sequence 0). */
+    private static final long START_MS = Instant.parse("2030-01-01T00:00:00Z").toEpochMilli();
+    private static final long START_OFFSET_MS = START_MS - SnowflakeIdGenerator.EPOCH.toEpochMilli();
+    private static final int JOBS = 2_000;
+    private static final int LIMIT = 500;
+
+    private PostgresTestDatabase database;
+
+    @BeforeEach
+    void load() throws SQLException {
+        database = PostgresTestDatabase.createSchema();
+        JdbcStores.open(database.jdbcUrl()).close(); // the schema, by Flyway
+        try (Connection c = DriverManager.getConnection(database.jdbcUrl()); Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE tw_instance SET (autovacuum_enabled = false)");
+            s.execute("ANALYZE tw_instance");
+            // Mostly finished history, every 50th row still waiting; job i % 2000 + 1, in that job's shard.
+            s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt, created_at_ms,"
+                    + " updated_at_ms, shard) SELECT (" + START_OFFSET_MS + " + i) << 22, i % " + JOBS + " + 1,"
+                    + " CASE WHEN i % 50 = 0 THEN 'WAITING' WHEN i % 7 = 0 THEN 'FAILED' ELSE 'SUCCEEDED' END, "
+                    + START_MS + " + i, 1, " + START_MS + " + i, " + START_MS + " + i + 1000, (i % " + JOBS
+                    + " + 1) % 256 FROM generate_series(1, " + ROWS + ") i");
+        }
+    }
+
+    @AfterEach
+    void drop() throws SQLException {
+        database.dropSchema();
+    }
+
+    @Test
+    void defaultPassWindow_walksThePrimaryKey() throws SQLException {
+        assertUsesIndex(FinishedInstancePurge.SELECT_WINDOW, "tw_instance_pkey", -1L, idBound(), LIMIT);
+    }
+
+    @Test
+    void jobPassWindow_walksTheJobIndex() throws SQLException {
+        assertUsesIndex(FinishedInstancePurge.SELECT_WINDOW_OF_JOB, "tw_instance_job_idx", 7L, -1L, idBound(), LIMIT);
+    }
+
+    @Test
+    void deleteOfTheChosenRows_findsThemByPrimaryKey() throws SQLException {
+        Long[] ids = LongStream.rangeClosed(1, LIMIT).map(i -> (START_OFFSET_MS + i * 3) << 22).boxed()
+                .toArray(Long[]::new);
+        assertUsesIndex(FinishedInstancePurge.DELETE_FINISHED, "tw_instance_pkey", ids, START_MS + ROWS / 2);
+    }
+
+    /** Half the rows were created before the bound. */
+    private static long idBound() {
+        return SnowflakeIdGenerator.lowestIdAt(Instant.ofEpochMilli(START_MS + ROWS / 2));
+    }
+
+    private void assertUsesIndex(String statement, String index, Object... params) throws SQLException {
+        try (Connection c = DriverManager.getConnection(database.jdbcUrl())) {
+            for (boolean freshStatistics : List.of(false, true)) {
+                if (freshStatistics) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("ANALYZE tw_instance");
+                    }
+                }
+                c.setAutoCommit(false);
+                new PostgresDialect().preferIndexOrder(c); // as the store does for the batch's transaction
+                String state = freshStatistics ? "fresh statistics" : "statistics of the empty table";
+                assertIndexPlan(explainBound(c, statement, params), index, state + ", values bound");
+                assertIndexPlan(explainGeneric(c, statement, params), index, state + ", generic plan");
+                c.rollback();
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static void assertIndexPlan(String plan, String index, String what) {
+        assertFalse(plan.contains("Seq Scan on tw_instance"), what + ":\n" + plan);
+        assertFalse(plan.contains("tw_instance_status_idx"), "every finished row's entry read, " + what + ":\n" + plan);
+        assertTrue(plan.contains(index), what + ", expected " + index + ":\n" + plan);
+    }
+
+    private static String explainBound(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + statement)) {
+            bind(c, ps, params);
+            return readPlan(ps);
+        }
+    }
+
+    /** The plan PostgreSQL would reuse for every execution of the statement prepared on the server. */
+    private static String explainGeneric(Connection c, String statement, Object... params) throws SQLException {
+        StringBuilder numbered = new StringBuilder();
+        int n = 0;
+        for (char ch : statement.toCharArray()) {
+            numbered.append(ch == '?' ? "$" + ++n : String.valueOf(ch));
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+            s.execute("PREPARE purge_plan AS " + numbered);
+        }
+        String args = java.util.Arrays.stream(params).map(p -> p instanceof Long[] ids
+                ? "'{" + java.util.Arrays.stream(ids).map(String::valueOf).collect(Collectors.joining(",")) + "}'"
+                : String.valueOf(p)).collect(Collectors.joining(", "));
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN EXECUTE purge_plan(" + args + ")")) {
+            return readPlan(ps);
+        } finally {
+            try (Statement s = c.createStatement()) {
+                s.execute("DEALLOCATE purge_plan");
+            }
+        }
+    }
+
+    private static void bind(Connection c, PreparedStatement ps, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            if (params[i] instanceof Long[] ids) {
+                ps.setArray(i + 1, c.createArrayOf("bigint", ids));
+            } else if (params[i] instanceof Integer value) {
+                ps.setInt(i + 1, value);
+            } else {
+                ps.setLong(i + 1, (Long) params[i]);
+            }
+        }
+    }
+
+    private static String readPlan(PreparedStatement ps) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                plan.append(rs.getString(1)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+}
