@@ -25,6 +25,7 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.metrics.RetentionMetrics;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.PurgeBatch;
@@ -294,7 +295,8 @@ class RetentionPurgeTest {
 
     private Set<Long> storedIds() {
         Set<Long> stored = new TreeSet<>();
-        instances.list(null, null, 0, 10_000).items().forEach(instance -> stored.add(instance.id()));
+        instances.listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 10_000).items()
+                .forEach(instance -> stored.add(instance.id()));
         return stored;
     }
 }

@@ -15,6 +15,7 @@ import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.PurgeBatch;
@@ -308,7 +309,8 @@ abstract class AbstractRetentionStoreContractTest {
 
     private Set<Long> storedIds() {
         Set<Long> ids = new TreeSet<>();
-        instances.list(null, null, 0, 10_000).items().forEach(instance -> ids.add(instance.id()));
+        instances.listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 10_000).items()
+                .forEach(instance -> ids.add(instance.id()));
         return ids;
     }
 }

@@ -454,7 +454,7 @@ abstract class AbstractStoreContractTest {
     private Job insertNamed(String name) {
         NewJob job = newJob(null);
         return jobs.insert(new NewJob(job.id(), name, job.schedule(), job.target(), null, true, job.misfirePolicy(),
-                job.retryPolicy(), job.delivery(), null));
+                job.retryPolicy(), job.delivery(), JobOperations.DEFAULT, null));
     }
 
     private Set<Long> searchedIds(String nameContains) {
