@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * migrations) and joins the cluster (a node id leased from the store unless one is set); {@link #startScheduling()}
  * starts the {@link LeaseKeeper}, which takes this member's share of the shards, and for each shard it comes to hold
  * the {@link ShardOwner} rebuilds the wheel from the store ({@link ShardRecovery}); the loader then runs every
- * {@code loaderPeriod} over the held shards, creating the instances due within {@code loadWindow}. {@link #close()}
+ * {@code loaderPeriod} over the held shards, creating the instances due within {@code loadWindow}, and the
+ * {@link RetentionPurge} deletes their finished instances past their retention, on a thread of its own. {@link #close()}
  * stops the loader and the wheels, lets calls end, releases the shards (another member takes them at once) and closes
  * the store; pending instances stay WAITING in the store.
  *

@@ -78,8 +78,8 @@ final class FinishedInstancePurge {
         QueryLimits.checkPageSize(limit);
         long idBound = SnowflakeIdGenerator.lowestIdAt(cutoff);
         long cutoffMs = cutoff.toEpochMilli();
-        if (afterId >= idBound - 1) {
-            return new PurgeBatch(0, afterId, true); // nothing created before the cutoff after afterId
+        if (idBound <= 0 || afterId >= idBound - 1) {
+            return new PurgeBatch(0, afterId, true); // nothing created before the cutoff after afterId (ids are >= 0)
         }
         return runner.inTransaction("purge finished instances", connection -> {
             dialect.preferIndexOrder(connection);
