@@ -207,7 +207,8 @@ public final class TickwheelServer implements AutoCloseable {
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
             handlers = new InProcessHandlers(config.handlers(), config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
-            webhooks = WebhookInvoker.builder().json(json).maxConnections(config.maxCallsInFlight())
+            webhooks = WebhookInvoker.builder().json(json).clock(config.clock())
+                    .maxConnections(config.maxCallsInFlight())
                     .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());

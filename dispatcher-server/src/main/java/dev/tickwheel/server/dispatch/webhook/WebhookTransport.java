@@ -79,11 +79,14 @@ public final class WebhookTransport implements AutoCloseable {
     private final CloseableHttpAsyncClient client;
     private final HashedWheelTimer deadlines;
     private final long sweepPeriodMs;
+    private final WebhookSigner signer;
     /** Request configurations by deadline in ms; bounded in practice by the distinct job deadlines. */
     private final java.util.concurrent.ConcurrentHashMap<Long, RequestConfig> requestConfigs =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    public WebhookTransport(TransportSettings settings) {
+    /** @param signer signs the calls that {@link #postJson} is given a secret for */
+    public WebhookTransport(TransportSettings settings, WebhookSigner signer) {
+        this.signer = java.util.Objects.requireNonNull(signer, "signer");
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
                 .setConnPoolPolicy(PoolReusePolicy.LIFO)
@@ -131,13 +134,17 @@ public final class WebhookTransport implements AutoCloseable {
      * @param url     an absolute http or https URL
      * @param headers request headers besides Content-Type, Content-Length, Host and User-Agent
      * @param timeout the whole-call deadline: connect, request, response headers and body
+     * @param signingSecret when not null, every request of the call carries {@link WebhookSigner}'s timestamp and
+     *                      signature headers, computed as it is written
      * @return completes normally on a 2xx answer, exceptionally with a {@link WebhookException} otherwise
      */
-    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout) {
+    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout,
+                                            String signingSecret) {
         long timeoutMs = Math.max(1, timeout.toMillis());
         RequestConfig requestConfig = requestConfigs.computeIfAbsent(timeoutMs, WebhookTransport::requestConfig);
         URI uri = parse(url);
-        WebhookCall call = new WebhookCall(this, url, uri, headers, body, timeoutMs, requestConfig);
+        WebhookCall call = new WebhookCall(this, url, uri, headers, body, signer, signingSecret, timeoutMs,
+                requestConfig);
         if (uri == null) {
             call.reject(WebhookFailures.invalidUrl(url, "not an absolute http or https URL"));
             return call.result();
