@@ -16,7 +16,13 @@ import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
 import dev.tickwheel.server.dispatch.TargetRouter;
+import dev.tickwheel.server.dispatch.alert.AlertListener;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.dispatch.alert.Alerter;
+import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
+import dev.tickwheel.server.dispatch.webhook.WebhookSigner;
+import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.ForeignClaimSettler;
 import dev.tickwheel.server.schedule.InstanceLoader;
@@ -77,6 +83,9 @@ public final class TickwheelServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";
+    /** The alerts' own transport: a handful of calls at a time, one I/O thread. */
+    private static final TransportSettings ALERT_TRANSPORT = new TransportSettings(16, 16,
+            WebhookInvoker.Builder.DEFAULT_IDLE_EVICTION, WebhookInvoker.Builder.DEFAULT_CONNECT_TIMEOUT, 1);
 
     /** Where a server is in its life; moves forward only. */
     public enum Lifecycle {
@@ -104,6 +113,9 @@ public final class TickwheelServer implements AutoCloseable {
     private MisfireResolver misfires;
     private InProcessHandlers handlers;
     private WebhookInvoker webhooks;
+    /** Failure alerts, on a transport of their own: an alert receiver never holds a connection instance calls need. */
+    private WebhookTransport alertTransport;
+    private Alerter alerter;
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
     private InstanceDispatcher dispatcher;
@@ -127,7 +139,8 @@ public final class TickwheelServer implements AutoCloseable {
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
                          DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
-                         Consumer<JdbcStoreConfig.Builder> storeSettings) {
+                         Consumer<JdbcStoreConfig.Builder> storeSettings, AlertSettings alerts,
+                         AlertListener alertListener) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -212,14 +225,17 @@ public final class TickwheelServer implements AutoCloseable {
                     .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());
+            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()));
+            alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
+                    config.alertListener());
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
             dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
-                    config.listener(), followUp, config.maxCallsInFlight(), config.callTimeout());
+                    config.listener(), alerter, followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
             loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener());
+                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener(), alerter);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -229,9 +245,9 @@ public final class TickwheelServer implements AutoCloseable {
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold(), config.listener()),
+                            config.misfireThreshold(), config.listener(), alerter),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
-                            cluster.singleProcess()),
+                            cluster.singleProcess(), alerter),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
             instanceService = new InstanceService(instances, owner);
@@ -239,6 +255,7 @@ public final class TickwheelServer implements AutoCloseable {
                     + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
                     cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),
                     config.handlerThreads(), config.callTimeout());
+            log.info("failure alerts: {}", config.alerts());
             return this;
         } catch (RuntimeException | Error e) {
             close();
@@ -440,6 +457,12 @@ public final class TickwheelServer implements AutoCloseable {
         if (handlers != null) {
             handlers.close(config.stopTimeout()); // then interrupts handlers still running
         }
+        if (alerter != null) {
+            alerter.close(); // after the dispatcher: the last failures it wrote still alert
+        }
+        if (alertTransport != null) {
+            alertTransport.close();
+        }
         if (webhooks != null) {
             webhooks.close();
         }
@@ -481,6 +504,8 @@ public final class TickwheelServer implements AutoCloseable {
         private DispatchListener listener = DispatchListener.NONE;
         private Consumer<InstanceTimeWheelService.Builder> wheelSettings = b -> { };
         private Consumer<JdbcStoreConfig.Builder> storeSettings = b -> { };
+        private AlertSettings alerts = AlertSettings.DEFAULTS;
+        private AlertListener alertListener = AlertListener.NONE;
 
         private Builder() {
         }
@@ -637,6 +662,21 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Failure alerts: the server-wide alert URL and secret, the failure threshold and window, the rate limit.
+         * Jobs with their own {@code alertUrl} get alerts whatever these say; the default has no server-wide URL.
+         */
+        public Builder alerts(AlertSettings settings) {
+            this.alerts = Objects.requireNonNull(settings, "alerts");
+            return this;
+        }
+
+        /** Told how each failure alert ended (metrics). */
+        public Builder alertListener(AlertListener listener) {
+            this.alertListener = Objects.requireNonNull(listener, "alertListener");
+            return this;
+        }
+
         public TickwheelServer build() {
             if (loadWindow.compareTo(loaderPeriod) <= 0) {
                 throw new IllegalArgumentException("loadWindow (" + loadWindow
@@ -650,7 +690,8 @@ public final class TickwheelServer implements AutoCloseable {
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
-                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings));
+                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, alerts,
+                    alertListener));
         }
 
         private static Duration positive(String name, Duration value) {
