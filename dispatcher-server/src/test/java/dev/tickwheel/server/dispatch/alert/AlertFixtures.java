@@ -70,18 +70,21 @@ final class AlertFixtures {
         }
     }
 
-    /** Runs the alerter's tasks when the test says so; records the pause of each scheduled one. Not thread-safe. */
+    /**
+     * Runs the alerter's tasks when the test says so; records the pause of each scheduled one. Thread-safe (a call
+     * that ends on an HTTP client thread schedules its retry from there); tasks run on the test's thread.
+     */
     static final class ManualWorker implements Alerter.Worker {
         record Scheduled(Runnable task, Duration delay) {
         }
 
         private final List<Runnable> now = new ArrayList<>();
-        final List<Scheduled> scheduled = new ArrayList<>();
-        final List<Duration> delays = new ArrayList<>();
+        private final List<Scheduled> scheduled = new ArrayList<>();
+        private final List<Duration> delays = new ArrayList<>();
         private boolean shutdown;
 
         @Override
-        public void execute(Runnable task) {
+        public synchronized void execute(Runnable task) {
             if (shutdown) {
                 throw new RejectedExecutionException("shut down");
             }
@@ -89,7 +92,7 @@ final class AlertFixtures {
         }
 
         @Override
-        public void schedule(Runnable task, Duration delay) {
+        public synchronized void schedule(Runnable task, Duration delay) {
             if (shutdown) {
                 throw new RejectedExecutionException("shut down");
             }
@@ -99,28 +102,49 @@ final class AlertFixtures {
 
         @Override
         public void shutdown(Duration wait) {
-            shutdown = true;
+            synchronized (this) {
+                shutdown = true;
+            }
             runNow();
-            scheduled.clear(); // as the real one: retries waiting for their pause do not run
+            synchronized (this) {
+                scheduled.clear(); // as the real one: retries waiting for their pause do not run
+            }
         }
 
         /** Runs the tasks handed over, and those they hand over, in order. */
         void runNow() {
-            while (!now.isEmpty()) {
-                now.remove(0).run();
+            Runnable next;
+            while ((next = nextNow()) != null) {
+                next.run();
             }
+        }
+
+        private synchronized Runnable nextNow() {
+            return now.isEmpty() ? null : now.remove(0);
         }
 
         /** Runs the tasks scheduled so far (their pause has passed), then what they handed over. */
         void runScheduled() {
-            List<Scheduled> due = new ArrayList<>(scheduled);
-            scheduled.clear();
+            List<Scheduled> due;
+            synchronized (this) {
+                due = new ArrayList<>(scheduled);
+                scheduled.clear();
+            }
             due.forEach(s -> s.task().run());
             runNow();
         }
 
-        int queued() {
+        synchronized int queued() {
             return now.size();
+        }
+
+        synchronized int scheduledCount() {
+            return scheduled.size();
+        }
+
+        /** The pause of every task scheduled so far, in order. */
+        synchronized List<Duration> delays() {
+            return List.copyOf(delays);
         }
     }
 }

@@ -282,7 +282,7 @@ class AlerterTest {
         worker.runScheduled();
         worker.runScheduled();
 
-        assertEquals(List.of(Duration.ofSeconds(1), Duration.ofSeconds(4), Duration.ofSeconds(16)), worker.delays);
+        assertEquals(List.of(Duration.ofSeconds(1), Duration.ofSeconds(4), Duration.ofSeconds(16)), worker.delays());
         assertEquals(4, posts.size());
         assertEquals(1, posts.stream().map(Post::headers).distinct().count(), "one Idempotency-Key for all");
         assertEquals(1, posts.stream().map(Post::body).distinct().count(), "one body for all");
