@@ -2,6 +2,7 @@ package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -20,9 +21,11 @@ import java.util.OptionalInt;
  * @param loadWindow     loader look-ahead
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
+ * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
-                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo) {
+                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo,
+                             AlertSettings alerts) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -33,6 +36,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
         Objects.requireNonNull(dispatch, "dispatch");
+        Objects.requireNonNull(alerts, "alerts");
     }
 
     /** The engine builder these settings describe. */
@@ -40,6 +44,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow);
         nodeId.ifPresent(builder::nodeId);
+        builder.alerts(alerts);
         return dispatch.applyTo(builder);
     }
 
@@ -53,6 +58,6 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " load-window-ms=" + loadWindow.toMillis() + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
-                + " demo=" + demo;
+                + " demo=" + demo + " " + alerts; // AlertSettings never prints the secret
     }
 }

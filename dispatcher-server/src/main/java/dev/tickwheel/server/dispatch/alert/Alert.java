@@ -33,9 +33,9 @@ import java.util.Objects;
  * idempotencyKey       the Idempotency-Key header again
  * </pre>
  *
- * <p>{@code Idempotency-Key}: {@code alert:INSTANCE_FAILED:<instanceId>}, {@code alert:MISFIRE_SKIPPED:<jobId>:<earliest
- * skipped trigger, epoch ms>}, {@code alert:FAILURE_THRESHOLD:<jobId>:<window start, epoch ms>}; the same for every
- * attempt of one alert.
+ * <p>{@code Idempotency-Key}: {@code alert:INSTANCE_FAILED:<instanceId>},
+ * {@code alert:MISFIRE_SKIPPED:<jobId>:<earliest skipped trigger, epoch ms>},
+ * {@code alert:FAILURE_THRESHOLD:<jobId>:<window start, epoch ms>}; the same for every attempt of one alert.
  *
  * <p>Immutable.
  */

@@ -52,17 +52,18 @@ public record AlertSettings(String url, String secret, int failureThreshold, Dur
             }
         }
         if (failureThreshold < 1 || failureThreshold > MAX_FAILURE_THRESHOLD) {
-            throw new IllegalArgumentException("alert-failure-threshold must be in 1.." + MAX_FAILURE_THRESHOLD + ": " + failureThreshold);
+            throw new IllegalArgumentException("alert-failure-threshold must be in 1.." + MAX_FAILURE_THRESHOLD + ": "
+                    + failureThreshold);
         }
         Objects.requireNonNull(failureWindow, "alert-failure-window-ms");
         if (failureWindow.compareTo(Duration.ofSeconds(1)) < 0 || failureWindow.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("alert-failure-window-ms must be between 1000 ms and " + MAX_DURATION.toMillis() + " ms: "
-                    + failureWindow.toMillis() + " ms");
+            throw new IllegalArgumentException("alert-failure-window-ms must be between 1000 ms and "
+                    + MAX_DURATION.toMillis() + " ms: " + failureWindow.toMillis() + " ms");
         }
         Objects.requireNonNull(minInterval, "alert-min-interval-ms");
         if (minInterval.isNegative() || minInterval.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException("alert-min-interval-ms must be between 0 ms and " + MAX_DURATION.toMillis() + " ms: "
-                    + minInterval.toMillis() + " ms");
+            throw new IllegalArgumentException("alert-min-interval-ms must be between 0 ms and "
+                    + MAX_DURATION.toMillis() + " ms: " + minInterval.toMillis() + " ms");
         }
     }
 

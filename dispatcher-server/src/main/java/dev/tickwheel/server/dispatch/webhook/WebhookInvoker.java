@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A job with a signing secret ({@code JobOperations#signingSecret}) has every request signed:
  * {@code Tickwheel-Timestamp} and {@code Tickwheel-Signature: v1=<hex HMAC-SHA256>} over the timestamp and the exact
- * body bytes ({@link WebhookSigner}), the timestamp from the builder's {@link Builder#clock clock}, taken as the request
- * is written, so a call made again (after a restart, or on a new connection) is signed afresh with the same
+ * body bytes ({@link WebhookSigner}), the timestamp from the builder's {@link Builder#clock clock}, taken as the
+ * request is written, so a call made again (after a restart, or on a new connection) is signed afresh with the same
  * Idempotency-Key. Calls of jobs without a secret carry neither header.
  *
  * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first KB of
