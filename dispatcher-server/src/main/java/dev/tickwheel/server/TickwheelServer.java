@@ -225,7 +225,7 @@ public final class TickwheelServer implements AutoCloseable {
                     .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());
-            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()));
+            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()), "alert");
             alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
                     config.alertListener());
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);

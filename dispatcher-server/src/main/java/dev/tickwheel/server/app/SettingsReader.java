@@ -218,6 +218,6 @@ public final class SettingsReader {
 
     private static void appendRow(StringBuilder out, String flag, String envVar, String defaultValue,
             String description) {
-        out.append(String.format("  %-22s %-30s default: %s%n      %s%n", flag, envVar, defaultValue, description));
+        out.append(String.format("  %-26s %-34s default: %s%n      %s%n", flag, envVar, defaultValue, description));
     }
 }

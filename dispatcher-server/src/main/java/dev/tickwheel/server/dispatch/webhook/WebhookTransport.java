@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * until the next deadline, not to the end of a tick).
  *
  * <p>Threads: {@code tickwheel-webhook-io-<n>} (the I/O reactor threads, plus one that starts the reactor) and
- * {@code tickwheel-webhook-deadline-1}. The futures returned by {@link #postJson} complete on one of them, so their
+ * {@code tickwheel-webhook-deadline-1} ({@code alert} instead of {@code webhook} for the alerts' transport). The futures returned by {@link #postJson} complete on one of them, so their
  * dependents must be quick and must not block; hand slow work to an executor.
  *
  * <p>Thread-safe.
@@ -86,6 +86,15 @@ public final class WebhookTransport implements AutoCloseable {
 
     /** @param signer signs the calls that {@link #postJson} is given a secret for */
     public WebhookTransport(TransportSettings settings, WebhookSigner signer) {
+        this(settings, signer, "webhook");
+    }
+
+    /**
+     * @param signer     signs the calls that {@link #postJson} is given a secret for
+     * @param threadRole names the threads, {@code tickwheel-<role>-io-<n>} and {@code tickwheel-<role>-deadline-1},
+     *                   so that two transports (instance calls, alerts) tell apart in a thread dump
+     */
+    public WebhookTransport(TransportSettings settings, WebhookSigner signer, String threadRole) {
         this.signer = java.util.Objects.requireNonNull(signer, "signer");
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
@@ -103,7 +112,7 @@ public final class WebhookTransport implements AutoCloseable {
                         .setIoThreadCount(settings.ioThreads())
                         .setTcpNoDelay(true)
                         .build())
-                .setThreadFactory(new NamedThreadFactory("webhook-io", true))
+                .setThreadFactory(new NamedThreadFactory(threadRole + "-io", true))
                 // Requests are a few hundred bytes and at most 1 KB of an answer is kept: 8 KB buffers each way
                 // (the default) were most of the heap a call in flight costs.
                 .setHttp1Config(Http1Config.custom().setBufferSize(SESSION_BUFFER_BYTES).build())
@@ -119,7 +128,7 @@ public final class WebhookTransport implements AutoCloseable {
         deadlines = HashedWheelTimer.builder()
                 .tickDuration(DEADLINE_TICK_MS, TimeUnit.MILLISECONDS)
                 .ticksPerWheel(DEADLINE_TICKS_PER_WHEEL)
-                .threadFactory(new NamedThreadFactory("webhook-deadline", true))
+                .threadFactory(new NamedThreadFactory(threadRole + "-deadline", true))
                 .failureHandler((task, failure) -> log.error("webhook deadline task failed", failure))
                 .build();
         sweepPeriodMs = Math.max(1, settings.idleEviction().toMillis() / 2);

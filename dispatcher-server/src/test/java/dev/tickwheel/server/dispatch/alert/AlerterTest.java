@@ -198,6 +198,24 @@ class AlerterTest {
     }
 
     @Test
+    void failureThreshold_countsUpToTheMostKeptPerJob() {
+        Alerter alerter = alerter(AlertSettings.DEFAULTS.withFailureThreshold(AlertSettings.MAX_FAILURE_THRESHOLD)
+                .withMinInterval(Duration.ZERO));
+        Job job = job(7, JOB_URL);
+
+        for (long id = 1; id <= AlertSettings.MAX_FAILURE_THRESHOLD + 5; id++) {
+            fail(alerter, job, id);
+            clock.advance(Duration.ofMillis(1));
+        }
+
+        List<Post> reached = postsOf("FAILURE_THRESHOLD");
+        assertEquals(6, reached.size(), "from the 1000th failure on");
+        for (Post post : reached) {
+            assertEquals(AlertSettings.MAX_FAILURE_THRESHOLD, post.body().get("failuresInWindow").asInt());
+        }
+    }
+
+    @Test
     void rateLimit_onePerJobAndKindPerInterval_theNextOneCarriesTheSuppressedCount() {
         Alerter alerter = alerter(AlertSettings.DEFAULTS.withFailureThreshold(1000)
                 .withMinInterval(Duration.ofMinutes(5)));
