@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * until the next deadline, not to the end of a tick).
  *
  * <p>Threads: {@code tickwheel-webhook-io-<n>} (the I/O reactor threads, plus one that starts the reactor) and
- * {@code tickwheel-webhook-deadline-1} ({@code alert} instead of {@code webhook} for the alerts' transport). The futures returned by {@link #postJson} complete on one of them, so their
- * dependents must be quick and must not block; hand slow work to an executor.
+ * {@code tickwheel-webhook-deadline-1} ({@code alert} instead of {@code webhook} for the alerts' transport). The
+ * futures returned by {@link #postJson} complete on one of them, so their dependents must be quick and must not block;
+ * hand slow work to an executor.
  *
  * <p>Thread-safe.
  */
