@@ -54,9 +54,11 @@ record Alert(AlertKind kind, Job job, Long instanceId, Integer attempt, String e
                 instance.expectedTriggerTime(), at, null, null, key(AlertKind.INSTANCE_FAILED, instance.id()));
     }
 
+    /** @param firstMissed the earliest skipped trigger; when unknown (null), the key takes {@code at} instead */
     static Alert misfireSkipped(Job job, int skipped, Instant firstMissed, Instant at) {
+        Instant keyTime = firstMissed != null ? firstMissed : at;
         return new Alert(AlertKind.MISFIRE_SKIPPED, job, null, null, null, firstMissed, at, null, skipped,
-                key(AlertKind.MISFIRE_SKIPPED, job.id() + ":" + firstMissed.toEpochMilli()));
+                key(AlertKind.MISFIRE_SKIPPED, job.id() + ":" + keyTime.toEpochMilli()));
     }
 
     /** @param windowStart the start of the sliding window the failures were counted in */

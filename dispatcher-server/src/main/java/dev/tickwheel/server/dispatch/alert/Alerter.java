@@ -93,8 +93,38 @@ public final class Alerter implements FailureListener, AutoCloseable {
     private record Destination(String url, String secret) {
     }
 
-    /** One alert on its way: the same body and key for every attempt. */
-    private record Delivery(Alert alert, Destination destination, Map<String, String> headers, byte[] body) {
+    /**
+     * One alert on its way: the same body and key for every attempt. Identity equality ({@link #retrying} holds each
+     * delivery once). Immutable.
+     */
+    private static final class Delivery {
+        private final Alert alert;
+        private final Destination destination;
+        private final Map<String, String> headers;
+        private final byte[] body;
+
+        Delivery(Alert alert, Destination destination, Map<String, String> headers, byte[] body) {
+            this.alert = alert;
+            this.destination = destination;
+            this.headers = headers;
+            this.body = body;
+        }
+
+        Alert alert() {
+            return alert;
+        }
+
+        Destination destination() {
+            return destination;
+        }
+
+        Map<String, String> headers() {
+            return headers;
+        }
+
+        byte[] body() {
+            return body;
+        }
     }
 
     private final AlertSettings settings;
