@@ -16,7 +16,13 @@ import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
 import dev.tickwheel.server.dispatch.TargetRouter;
+import dev.tickwheel.server.dispatch.alert.AlertListener;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.dispatch.alert.Alerter;
+import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
+import dev.tickwheel.server.dispatch.webhook.WebhookSigner;
+import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.ForeignClaimSettler;
 import dev.tickwheel.server.schedule.InstanceLoader;
@@ -81,6 +87,9 @@ public final class TickwheelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";
     private static final String RETENTION_TASK = "retention-purge";
+    /** The alerts' own transport: a handful of calls at a time, one I/O thread. */
+    private static final TransportSettings ALERT_TRANSPORT = new TransportSettings(16, 16,
+            WebhookInvoker.Builder.DEFAULT_IDLE_EVICTION, WebhookInvoker.Builder.DEFAULT_CONNECT_TIMEOUT, 1);
 
     /** Where a server is in its life; moves forward only. */
     public enum Lifecycle {
@@ -108,6 +117,9 @@ public final class TickwheelServer implements AutoCloseable {
     private MisfireResolver misfires;
     private InProcessHandlers handlers;
     private WebhookInvoker webhooks;
+    /** Failure alerts, on a transport of their own: an alert receiver never holds a connection instance calls need. */
+    private WebhookTransport alertTransport;
+    private Alerter alerter;
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
     private InstanceDispatcher dispatcher;
@@ -134,7 +146,8 @@ public final class TickwheelServer implements AutoCloseable {
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
                          DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
-                         Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention) {
+                         Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
+                         AlertSettings alerts, AlertListener alertListener) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -214,18 +227,22 @@ public final class TickwheelServer implements AutoCloseable {
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
             handlers = new InProcessHandlers(config.handlers(), config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
-            webhooks = WebhookInvoker.builder().json(json).maxConnections(config.maxCallsInFlight())
+            webhooks = WebhookInvoker.builder().json(json).clock(config.clock())
+                    .maxConnections(config.maxCallsInFlight())
                     .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());
+            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()), "alert");
+            alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
+                    config.alertListener());
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
             dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
-                    config.listener(), followUp, config.maxCallsInFlight(), config.callTimeout());
+                    config.listener(), alerter, followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
             loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener());
+                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener(), alerter);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -240,9 +257,9 @@ public final class TickwheelServer implements AutoCloseable {
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold(), config.listener()),
+                            config.misfireThreshold(), config.listener(), alerter),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
-                            cluster.singleProcess()),
+                            cluster.singleProcess(), alerter),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
             instanceService = new InstanceService(instances, jobs, owner);
@@ -250,6 +267,7 @@ public final class TickwheelServer implements AutoCloseable {
                     + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
                     cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),
                     config.handlerThreads(), config.callTimeout());
+            log.info("failure alerts: {}", config.alerts());
             return this;
         } catch (RuntimeException | Error e) {
             close();
@@ -475,6 +493,12 @@ public final class TickwheelServer implements AutoCloseable {
         if (handlers != null) {
             handlers.close(config.stopTimeout()); // then interrupts handlers still running
         }
+        if (alerter != null) {
+            alerter.close(); // after the dispatcher: the last failures it wrote still alert
+        }
+        if (alertTransport != null) {
+            alertTransport.close();
+        }
         if (webhooks != null) {
             webhooks.close();
         }
@@ -517,6 +541,8 @@ public final class TickwheelServer implements AutoCloseable {
         private Consumer<InstanceTimeWheelService.Builder> wheelSettings = b -> { };
         private Consumer<JdbcStoreConfig.Builder> storeSettings = b -> { };
         private RetentionPurge.Settings retention = RetentionPurge.Settings.DEFAULTS;
+        private AlertSettings alerts = AlertSettings.DEFAULTS;
+        private AlertListener alertListener = AlertListener.NONE;
 
         private Builder() {
         }
@@ -682,6 +708,21 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Failure alerts: the server-wide alert URL and secret, the failure threshold and window, the rate limit.
+         * Jobs with their own {@code alertUrl} get alerts whatever these say; the default has no server-wide URL.
+         */
+        public Builder alerts(AlertSettings settings) {
+            this.alerts = Objects.requireNonNull(settings, "alerts");
+            return this;
+        }
+
+        /** Told how each failure alert ended (metrics). */
+        public Builder alertListener(AlertListener listener) {
+            this.alertListener = Objects.requireNonNull(listener, "alertListener");
+            return this;
+        }
+
         public TickwheelServer build() {
             if (loadWindow.compareTo(loaderPeriod) <= 0) {
                 throw new IllegalArgumentException("loadWindow (" + loadWindow
@@ -695,7 +736,8 @@ public final class TickwheelServer implements AutoCloseable {
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
-                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, retention));
+                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, retention, alerts,
+                    alertListener));
         }
 
         private static Duration positive(String name, Duration value) {

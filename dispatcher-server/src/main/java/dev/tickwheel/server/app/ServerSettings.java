@@ -3,6 +3,7 @@ package dev.tickwheel.server.app;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -22,10 +23,11 @@ import java.util.OptionalInt;
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
+ * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo,
-                             RetentionPurge.Settings retention) {
+                             RetentionPurge.Settings retention, AlertSettings alerts) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -37,6 +39,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(loadWindow, "loadWindow");
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(alerts, "alerts");
     }
 
     /** The engine builder these settings describe. */
@@ -45,6 +48,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
                 .retention(retention);
         nodeId.ifPresent(builder::nodeId);
+        builder.alerts(alerts);
         return dispatch.applyTo(builder);
     }
 
@@ -59,6 +63,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
-                + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis();
+                + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
+                + " " + alerts; // AlertSettings never prints the secret
     }
 }

@@ -4,6 +4,8 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import java.util.Locale;
 
@@ -44,6 +46,19 @@ public enum Setting {
             Long.toString(RetentionPurge.Settings.DEFAULT_INTERVAL.toMillis()),
             "how often the retention purge runs; a run stops after "
                     + RetentionPurge.Settings.DEFAULT_MAX_BATCHES_PER_RUN + " batches and the next goes on"),
+    ALERT_URL("alert-url", "", "where failure alerts of jobs without their own alertUrl go (http or https URL); empty"
+            + " = only jobs with an alertUrl get alerts"),
+    ALERT_SECRET("alert-secret", "", "signs the alerts sent to alert-url (Tickwheel-Signature, "
+            + JobOperations.MIN_SECRET_LENGTH + ".." + JobOperations.MAX_SECRET_LENGTH + " characters); empty ="
+            + " unsigned"),
+    ALERT_FAILURE_THRESHOLD("alert-failure-threshold", Integer.toString(AlertSettings.DEFAULT_FAILURE_THRESHOLD),
+            "FAILED instances of one job within alert-failure-window-ms that raise a FAILURE_THRESHOLD alert, 1.."
+            + AlertSettings.MAX_FAILURE_THRESHOLD),
+    ALERT_FAILURE_WINDOW_MS("alert-failure-window-ms", Long.toString(AlertSettings.DEFAULT_FAILURE_WINDOW.toMillis()),
+            "the sliding window alert-failure-threshold counts over (10 minutes), 1 s..24 h"),
+    ALERT_MIN_INTERVAL_MS("alert-min-interval-ms", Long.toString(AlertSettings.DEFAULT_MIN_INTERVAL.toMillis()),
+            "at most one alert per job and kind this often (5 minutes); the ones in between are counted and the"
+            + " next alert says how many; 0 = no limit"),
     DEMO("demo", "false", "register demo jobs (named 'demo: ...') and the POST /demo/echo webhook; a start"
             + " without it removes the demo jobs"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");

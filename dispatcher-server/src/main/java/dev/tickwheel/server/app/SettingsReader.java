@@ -5,6 +5,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.function.Supplier;
 
 /**
  * Reads {@link ServerSettings} from command-line flags, environment variables and an optional properties file, the
@@ -110,7 +112,7 @@ public final class SettingsReader {
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),
                             (int) number(values, sources, Setting.HANDLER_THREADS)), demo,
-                    retention(values, sources));
+                    retention(values, sources), alerts(values, sources));
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {
@@ -118,6 +120,38 @@ public final class SettingsReader {
         } catch (IllegalArgumentException e) {
             throw new InvalidSettingException(e.getMessage());
         }
+    }
+
+    /** The alert settings, each value checked by itself so that an error names its setting and source. */
+    private static AlertSettings alerts(Map<Setting, String> values, Map<Setting, String> sources) {
+        AlertSettings defaults = AlertSettings.DEFAULTS;
+        AlertSettings url = alertSetting(sources, Setting.ALERT_URL,
+                () -> defaults.withUrl(values.get(Setting.ALERT_URL)));
+        AlertSettings secret = alertSetting(sources, Setting.ALERT_SECRET,
+                () -> url.withSecret(values.get(Setting.ALERT_SECRET)));
+        AlertSettings threshold = alertSetting(sources, Setting.ALERT_FAILURE_THRESHOLD, () ->
+                secret.withFailureThreshold(clampedInt(number(values, sources, Setting.ALERT_FAILURE_THRESHOLD))));
+        AlertSettings window = alertSetting(sources, Setting.ALERT_FAILURE_WINDOW_MS,
+                () -> threshold.withFailureWindow(
+                        Duration.ofMillis(number(values, sources, Setting.ALERT_FAILURE_WINDOW_MS))));
+        return alertSetting(sources, Setting.ALERT_MIN_INTERVAL_MS, () ->
+                window.withMinInterval(Duration.ofMillis(number(values, sources, Setting.ALERT_MIN_INTERVAL_MS))));
+    }
+
+    private static AlertSettings alertSetting(Map<Setting, String> sources, Setting setting,
+                                              Supplier<AlertSettings> copy) {
+        try {
+            return copy.get();
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) { // the message names the setting; add where the value came from
+            throw new InvalidSettingException(e.getMessage() + " (from " + sources.get(setting) + ")");
+        }
+    }
+
+    /** An out-of-range long stays out of range as an int, so the range check still refuses it. */
+    private static int clampedInt(long value) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, value));
     }
 
     private static long number(Map<Setting, String> values, Map<Setting, String> sources, Setting setting) {
@@ -207,6 +241,6 @@ public final class SettingsReader {
 
     private static void appendRow(StringBuilder out, String flag, String envVar, String defaultValue,
             String description) {
-        out.append(String.format("  %-22s %-30s default: %s%n      %s%n", flag, envVar, defaultValue, description));
+        out.append(String.format("  %-26s %-34s default: %s%n      %s%n", flag, envVar, defaultValue, description));
     }
 }

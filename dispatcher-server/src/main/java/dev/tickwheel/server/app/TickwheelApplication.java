@@ -2,6 +2,7 @@ package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiServer;
+import dev.tickwheel.server.metrics.AlertMetrics;
 import dev.tickwheel.server.metrics.DispatchMetrics;
 import dev.tickwheel.server.metrics.EngineMetrics;
 import dev.tickwheel.server.metrics.RuntimeMetrics;
@@ -48,6 +49,7 @@ public final class TickwheelApplication implements AutoCloseable {
         RuntimeMetrics runtimeMetrics = RuntimeMetrics.bind(registry);
         TickwheelServer.Builder builder = settings.engineBuilder().dispatchListener(new DispatchMetrics(registry))
                 .storeSettings(store -> store.meterRegistry(registry));
+        builder.alertListener(new AlertMetrics(registry));
         if (settings.demo()) {
             DemoJobs.addHandlers(builder);
         }

@@ -2,6 +2,7 @@ package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
@@ -81,6 +82,7 @@ public final class InstanceDispatcher implements AutoCloseable {
     private final InstanceTimeWheelService wheel;
     private final Clock clock;
     private final DispatchListener listener;
+    private final FailureListener failures;
     private final CompletionListener completions;
     private final Duration defaultTimeout;
     private final CallSlots slots;
@@ -110,12 +112,14 @@ public final class InstanceDispatcher implements AutoCloseable {
     }
 
     /**
+     * @param failures         told of each instance this member ends FAILED (alerts)
      * @param maxCallsInFlight calls in flight on this server, at most (the per-host limit is the router's)
      * @param defaultTimeout   the whole-call deadline of jobs that set none
      */
     public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, ShardOwnership ownership, TargetRouter targets,
                               InstanceTimeWheelService wheel, Clock clock, DispatchListener listener,
-                              CompletionListener completions, int maxCallsInFlight, Duration defaultTimeout) {
+                              FailureListener failures, CompletionListener completions, int maxCallsInFlight,
+                              Duration defaultTimeout) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
@@ -124,6 +128,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.wheel = Objects.requireNonNull(wheel, "wheel");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.failures = Objects.requireNonNull(failures, "failures");
         this.completions = Objects.requireNonNull(completions, "completions");
         this.defaultTimeout = Objects.requireNonNull(defaultTimeout, "defaultTimeout");
         this.slots = new CallSlots(maxCallsInFlight);
@@ -386,6 +391,11 @@ public final class InstanceDispatcher implements AutoCloseable {
             listener.failed(job.target().type());
             log.warn("instance {} of job {} failed after {} attempt(s): {}", instance.id(), job.id(),
                     instance.attempt(), error);
+            try {
+                failures.instanceEnded(job, instance, InstanceStatus.FAILED, error);
+            } catch (RuntimeException e) { // a listener must not throw; if one does, the outcome thread goes on
+                log.error("the failure listener threw for instance {}", instance.id(), e);
+            }
             outcomes.completed(outcome, clock.instant());
         }
     }

@@ -1,8 +1,10 @@
 package dev.tickwheel.server.schedule;
 
+import dev.tickwheel.server.dispatch.FailureListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.ForeignClaim;
@@ -42,6 +44,7 @@ public final class ForeignClaimSettler {
     private final InstanceDispatcher dispatcher;
     private final Duration defaultTimeout;
     private final boolean previousOwnersGone;
+    private final FailureListener failures;
 
     /** What one pass did. {@code waiting}: foreign claims whose old calls may still run; settled by a later pass. */
     public record Report(int released, int interrupted, int waiting) {
@@ -50,9 +53,11 @@ public final class ForeignClaimSettler {
     /**
      * @param defaultTimeout     the call deadline of jobs that set none
      * @param previousOwnersGone true on a store one process at a time can open: settle without waiting
+     * @param failures           told of each instance this ends INTERRUPTED
      */
     public ForeignClaimSettler(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
-                               Duration defaultTimeout, boolean previousOwnersGone) {
+                               Duration defaultTimeout, boolean previousOwnersGone, FailureListener failures) {
+        this.failures = Objects.requireNonNull(failures, "failures");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -81,11 +86,12 @@ public final class ForeignClaimSettler {
                 boolean atMostOnce = job.isPresent()
                         && job.get().delivery().guarantee() == DeliveryPolicy.Guarantee.AT_MOST_ONCE;
                 if (atMostOnce && instance.callStartedAt() != null) {
-                    if (instances.interruptForeign(instance.id(), instance.claimEpoch(), "the server making the call"
-                            + " (node " + instance.claimNode() + ", epoch " + instance.claimEpoch() + ") stopped"
-                            + " during it (attempt " + instance.attempt() + "); AT_MOST_ONCE: not repeated, the"
-                            + " target may or may not have run it")) {
+                    String reason = "the server making the call (node " + instance.claimNode() + ", epoch "
+                            + instance.claimEpoch() + ") stopped during it (attempt " + instance.attempt()
+                            + "); AT_MOST_ONCE: not repeated, the target may or may not have run it";
+                    if (instances.interruptForeign(instance.id(), instance.claimEpoch(), reason)) {
                         interrupted++;
+                        failures.instanceEnded(job.get(), instance, InstanceStatus.INTERRUPTED, reason);
                     }
                 } else if (instances.releaseForeign(instance.id(), instance.claimEpoch())) {
                     released++;

@@ -3,6 +3,7 @@ package dev.tickwheel.server.schedule;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.dispatch.FailureListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -12,7 +13,6 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.time.InvalidTimeExpressionException;
-import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
@@ -60,12 +60,15 @@ public final class InstanceLoader {
     private final Duration window;
     private final int pageSize;
     private final DispatchListener listener;
+    private final FailureListener failures;
 
+    /** @param failures told of the missed triggers a misfire policy dropped (alerts) */
     public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
                           SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
-                          DispatchListener listener) {
+                          DispatchListener listener, FailureListener failures) {
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.failures = Objects.requireNonNull(failures, "failures");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -153,7 +156,7 @@ public final class InstanceLoader {
     }
 
     /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
-    private record Planned(JobAdvance advance, MisfirePolicy policy, int droppedMissed) {
+    private record Planned(JobAdvance advance, Job job, int droppedMissed) {
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
@@ -178,7 +181,7 @@ public final class InstanceLoader {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
-                toCreate), job.misfirePolicy(), plan.droppedMissed());
+                toCreate), job, plan.droppedMissed());
     }
 
     private int created(Planned planned, AdvanceResult result, boolean arm) {
@@ -189,7 +192,9 @@ public final class InstanceLoader {
         }
         if (planned.droppedMissed() > 0) {
             // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
-            listener.misfiresDropped(planned.policy(), planned.droppedMissed());
+            // The earliest missed trigger is the job's next trigger time this plan started from.
+            listener.misfiresDropped(planned.job().misfirePolicy(), planned.droppedMissed());
+            failures.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
         }
         if (arm) {
             for (NewInstance instance : result.created()) {

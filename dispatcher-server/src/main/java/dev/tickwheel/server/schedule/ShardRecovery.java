@@ -1,6 +1,7 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.dispatch.FailureListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
@@ -59,6 +60,7 @@ public final class ShardRecovery {
     private final Clock clock;
     private final Duration misfireThreshold;
     private final DispatchListener listener;
+    private final FailureListener failures;
 
     /** What a recovery did, for the log line and tests. */
     public record Report(int rearmed, int firedOverdue, int cancelledMisfires) {
@@ -66,8 +68,9 @@ public final class ShardRecovery {
 
     public ShardRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
                            TimeExpressionParser parser, MisfireResolver misfires, Clock clock,
-                           Duration misfireThreshold, DispatchListener listener) {
+                           Duration misfireThreshold, DispatchListener listener, FailureListener failures) {
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.failures = Objects.requireNonNull(failures, "failures");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -107,6 +110,7 @@ public final class ShardRecovery {
         for (Map.Entry<Long, List<Instance>> entry : missedByJob.entrySet()) {
             Set<Long> keep = toFire(entry.getKey(), entry.getValue(), now);
             int cancelledOfJob = 0;
+            Instant firstCancelled = null;
             for (Instance instance : entry.getValue()) {
                 if (keep.contains(instance.id())) {
                     if (arm(instance, now)) {
@@ -115,12 +119,19 @@ public final class ShardRecovery {
                 } else if (instances.skip(instance.id(), "misfire: missed while no server held its shard")) {
                     dispatcher.disarm(instance.id()); // an earlier arming may have put it on the wheel
                     cancelledOfJob++;
+                    if (firstCancelled == null || instance.expectedTriggerTime().isBefore(firstCancelled)) {
+                        firstCancelled = instance.expectedTriggerTime();
+                    }
                 }
             }
             if (cancelledOfJob > 0) {
                 // Only a job that exists has its missed instances cancelled (toFire keeps an orphan's).
                 int dropped = cancelledOfJob;
-                jobs.get(entry.getKey()).ifPresent(job -> listener.misfiresDropped(job.misfirePolicy(), dropped));
+                Instant firstMissed = firstCancelled;
+                jobs.get(entry.getKey()).ifPresent(job -> {
+                    listener.misfiresDropped(job.misfirePolicy(), dropped);
+                    failures.misfiresDropped(job, dropped, firstMissed);
+                });
                 cancelled += cancelledOfJob;
             }
         }

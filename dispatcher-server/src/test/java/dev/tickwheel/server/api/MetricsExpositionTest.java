@@ -119,9 +119,21 @@ class MetricsExpositionTest {
         for (String prefix : List.of("jvm_memory_", "jvm_gc_", "jvm_threads_", "jvm_classes_", "process_cpu_",
                 "process_uptime_", "process_files_", "hikaricp_connections", "http_server_requests",
                 "tickwheel_dispatch_", "tickwheel_fire_lateness_", "tickwheel_misfires", "tickwheel_job_calls",
-                "tickwheel_instances_purged", "tickwheel_retention_runs", "tickwheel_retention_duration_seconds")) {
+                "tickwheel_instances_purged", "tickwheel_retention_runs", "tickwheel_retention_duration_seconds",
+                "tickwheel_alerts")) {
             assertTrue(helps.keySet().stream().anyMatch(f -> f.startsWith(prefix)), "no family named " + prefix
                     + "*; families: " + helps.keySet());
+        }
+    }
+
+    @Test
+    void alerts_everyKindAndOutcomeExposedFromTheStart() {
+        for (String kind : List.of("INSTANCE_FAILED", "MISFIRE_SKIPPED", "FAILURE_THRESHOLD")) {
+            for (String outcome : List.of("sent", "failed", "suppressed", "dropped")) {
+                assertTrue(metrics.lines().anyMatch(l -> l.startsWith("tickwheel_alerts_total{")
+                        && l.contains("kind=\"" + kind + "\"") && l.contains("outcome=\"" + outcome + "\"")),
+                        "tickwheel_alerts_total{kind=" + kind + ",outcome=" + outcome + "}");
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.app.ServerSettings;
 import dev.tickwheel.server.app.TickwheelApplication;
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -12,9 +13,13 @@ final class TestServers {
     }
 
     static TickwheelApplication start(Path dir, String token, boolean demo) {
+        return start(dir, token, demo, AlertSettings.DEFAULTS);
+    }
+
+    static TickwheelApplication start(Path dir, String token, boolean demo, AlertSettings alerts) {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, token, demo), jdbcUrl,
                 java.util.OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15), Duration.ofSeconds(30), dev.tickwheel.server.app.DispatchSettings.DEFAULTS, demo,
-                dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS));
+                dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, alerts));
     }
 }

@@ -14,17 +14,31 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A webhook endpoint for tests: counts deliveries and records their Idempotency-Keys per instance ID; answers after a
- * fixed latency; optionally holds every call until released, so that an instance stays DISPATCHING. Thread-safe.
+ * A webhook endpoint for tests: counts deliveries and records their Idempotency-Keys per instance ID, and each
+ * delivery's headers and raw body (to verify signatures over); answers after a fixed latency; optionally holds every
+ * call until released, so that an instance stays DISPATCHING. Thread-safe.
  */
 final class WebhookReceiver implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * One delivery as received.
+     *
+     * @param headers the request headers, names in lower case (first value of each)
+     * @param body    the body bytes exactly as received
+     */
+    record Delivery(Map<String, String> headers, byte[] body) {
+        String header(String name) {
+            return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+        }
+    }
+
     private final HttpServer server;
     private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     private final Map<String, List<String>> keys = new ConcurrentHashMap<>();
     private final AtomicInteger arrived = new AtomicInteger();
+    private final Map<String, List<Delivery>> received = new ConcurrentHashMap<>();
     private final java.util.concurrent.ScheduledExecutorService answerLater =
             Executors.newSingleThreadScheduledExecutor();
     private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
@@ -45,7 +59,13 @@ final class WebhookReceiver implements AutoCloseable {
         }
         server.setExecutor(Executors.newFixedThreadPool(threads));
         server.createContext("/hook", exchange -> {
-            String instanceId = JSON.readTree(exchange.getRequestBody()).path("instanceId").asText();
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String instanceId = JSON.readTree(body).path("instanceId").asText();
+            Map<String, String> headers = new java.util.TreeMap<>();
+            exchange.getRequestHeaders().forEach((name, values) ->
+                    headers.put(name.toLowerCase(java.util.Locale.ROOT), values.get(0)));
+            received.computeIfAbsent(instanceId, id -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(new Delivery(headers, body));
             deliveries.computeIfAbsent(instanceId, id -> new AtomicInteger()).incrementAndGet();
             keys.computeIfAbsent(instanceId, id -> java.util.Collections.synchronizedList(new java.util.ArrayList<>()))
                     .add(exchange.getRequestHeaders().getFirst("Idempotency-Key"));
@@ -99,6 +119,11 @@ final class WebhookReceiver implements AutoCloseable {
         synchronized (seen) {
             return List.copyOf(seen);
         }
+    }
+
+    /** Every delivery of an instance, in arrival order. */
+    List<Delivery> deliveries(String instanceId) {
+        return List.copyOf(received.getOrDefault(instanceId, List.of()));
     }
 
     List<String> deliveredIds() {

@@ -2,12 +2,15 @@ package dev.tickwheel.server.app;
 
 import dev.tickwheel.server.TickwheelServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -121,5 +124,54 @@ class SettingsReaderTest {
                 () -> reader.read(List.of(), Map.of("TICKWHEEL_RETENTION_DAYS", "week")));
         assertTrue(env.getMessage().contains("retention-days") && env.getMessage().contains("'week'")
                 && env.getMessage().contains("TICKWHEEL_RETENTION_DAYS"), env.getMessage());
+    }
+
+    @Test
+    void read_alertSettings_defaultsThenFlagsAndEnvironment() {
+        assertEquals(AlertSettings.DEFAULTS, reader.read(List.of(), Map.of()).orElseThrow().alerts());
+
+        ServerSettings settings = reader.read(List.of("--alert-min-interval-ms", "0"),
+                Map.of("TICKWHEEL_ALERT_URL", "https://alerts.example.com/tw",
+                        "TICKWHEEL_ALERT_SECRET", "alert-secret-0123456789",
+                        "TICKWHEEL_ALERT_FAILURE_THRESHOLD", "3",
+                        "TICKWHEEL_ALERT_FAILURE_WINDOW_MS", "60000")).orElseThrow();
+
+        AlertSettings alerts = settings.alerts();
+        assertEquals("https://alerts.example.com/tw", alerts.url());
+        assertEquals("alert-secret-0123456789", alerts.secret());
+        assertEquals(3, alerts.failureThreshold());
+        assertEquals(Duration.ofMinutes(1), alerts.failureWindow());
+        assertEquals(Duration.ZERO, alerts.minInterval());
+        assertFalse(settings.describe().contains("alert-secret-0123456789"), settings.describe());
+        assertTrue(settings.describe().contains("alert-secret=set"), settings.describe());
+    }
+
+    @Test
+    void read_badAlertSettings_nameTheSettingTheValueAndWhereItCameFrom() {
+        assertRefused(List.of("--alert-url", "ftp://example.com/x"), Map.of(), "alert-url", "ftp://example.com/x",
+                "--alert-url");
+        assertRefused(List.of("--alert-url=not a url"), Map.of(), "alert-url", "not a url", "--alert-url");
+        var secret = assertRefused(List.of(), Map.of("TICKWHEEL_ALERT_SECRET", "too-short"), "alert-secret",
+                "9 characters", "TICKWHEEL_ALERT_SECRET");
+        assertFalse(secret.getMessage().contains("too-short"), "the secret is not echoed: " + secret.getMessage());
+        assertRefused(List.of("--alert-failure-threshold", "0"), Map.of(), "alert-failure-threshold", ": 0",
+                "--alert-failure-threshold");
+        assertRefused(List.of("--alert-failure-threshold", "99999999999"), Map.of(), "alert-failure-threshold",
+                "1..1000", "--alert-failure-threshold");
+        assertRefused(List.of("--alert-failure-window-ms", "ten"), Map.of(), "alert-failure-window-ms", "'ten'",
+                "--alert-failure-window-ms");
+        assertRefused(List.of("--alert-failure-window-ms", "500"), Map.of(), "alert-failure-window-ms", "500 ms",
+                "--alert-failure-window-ms");
+        assertRefused(List.of(), Map.of("TICKWHEEL_ALERT_MIN_INTERVAL_MS", "-1"), "alert-min-interval-ms", "-1 ms",
+                "TICKWHEEL_ALERT_MIN_INTERVAL_MS");
+    }
+
+    private SettingsReader.InvalidSettingException assertRefused(List<String> args, Map<String, String> env,
+                                                                 String... expectedParts) {
+        var e = assertThrows(SettingsReader.InvalidSettingException.class, () -> reader.read(args, env));
+        for (String part : expectedParts) {
+            assertTrue(e.getMessage().contains(part), "'" + part + "' in: " + e.getMessage());
+        }
+        return e;
     }
 }

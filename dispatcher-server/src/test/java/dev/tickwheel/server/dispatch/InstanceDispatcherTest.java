@@ -79,6 +79,8 @@ class InstanceDispatcherTest {
     private final AtomicInteger jobReadFailuresLeft = new AtomicInteger();
     private final FakeTarget target = new FakeTarget();
     private final List<Long> completed = new CopyOnWriteArrayList<>();
+    /** What the failure listener (alerts) was told: "<instanceId> <status> <error>". */
+    private final List<String> ended = new CopyOnWriteArrayList<>();
     private JdbcStores stores;
     private InstanceTimeWheelService wheel;
     private InProcessHandlers handlers;
@@ -98,8 +100,12 @@ class InstanceDispatcherTest {
         JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
         dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
                 WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
-                serverLimit), wheel, clock, DispatchListener.NONE, (job, instance, at) -> completed.add(instance.id()),
-                serverLimit, Duration.ofSeconds(7));
+                serverLimit), wheel, clock, DispatchListener.NONE, new FailureListener() {
+                    @Override
+                    public void instanceEnded(Job job, Instance instance, InstanceStatus status, String error) {
+                        ended.add(instance.id() + " " + status + " " + error);
+                    }
+                }, (job, instance, at) -> completed.add(instance.id()), serverLimit, Duration.ofSeconds(7));
     }
 
     /** {@code real}, except that its method {@code method} throws while {@code left} counts down above zero. */
@@ -353,6 +359,21 @@ class InstanceDispatcherTest {
         assertEquals(1, waiting.attempt());
         Await.until("the failed call's slots came back", WAIT, () -> dispatcher.callsInFlight() == 0);
         assertTrue(completed.isEmpty(), "a retried instance has not completed");
+        assertTrue(ended.isEmpty(), "a retry is not an end: " + ended);
+    }
+
+    @Test
+    void failedCall_lastAttempt_endsFailedAndTellsTheFailureListenerOnce() {
+        start(100, 100);
+        Job job = webhookJob("a.test", DeliveryPolicy.DEFAULT);
+        long id = fireNow(job);
+        Await.until("called", WAIT, () -> target.callOf(id) != null);
+
+        target.callOf(id).result().completeExceptionally(new java.io.IOException("webhook answered HTTP 503"));
+
+        Await.until("FAILED", WAIT, () -> status(id) == InstanceStatus.FAILED);
+        Await.until("the failure listener told", WAIT, () -> !ended.isEmpty());
+        assertEquals(List.of(id + " FAILED webhook answered HTTP 503"), ended);
     }
 
     @Test

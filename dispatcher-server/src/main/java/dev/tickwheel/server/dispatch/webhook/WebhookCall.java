@@ -58,6 +58,9 @@ final class WebhookCall implements Runnable {
     private final URI uri;
     private final Map<String, String> headers;
     private final byte[] body;
+    /** Signs each request as it is written (a retry gets a fresh timestamp); null for an unsigned call. */
+    private final WebhookSigner signer;
+    private final String signingSecret;
     private final long timeoutMs;
     private final RequestConfig requestConfig;
     private final CallFuture result = new CallFuture();
@@ -68,13 +71,16 @@ final class WebhookCall implements Runnable {
     // volatile: set by the transport after scheduling, read by settle() on any thread.
     private volatile TimerFuture deadline;
 
+    /** @param signingSecret the secret to sign each request with ({@link WebhookSigner}), or null for none */
     WebhookCall(WebhookTransport transport, String url, URI uri, Map<String, String> headers, byte[] body,
-                long timeoutMs, RequestConfig requestConfig) {
+                WebhookSigner signer, String signingSecret, long timeoutMs, RequestConfig requestConfig) {
         this.transport = transport;
         this.url = url;
         this.uri = uri;
         this.headers = headers;
         this.body = body;
+        this.signer = signer;
+        this.signingSecret = signingSecret;
         this.timeoutMs = timeoutMs;
         this.requestConfig = requestConfig;
     }
@@ -137,6 +143,9 @@ final class WebhookCall implements Runnable {
     private AsyncRequestProducer request(boolean retry) {
         BasicHttpRequest request = new BasicHttpRequest(Method.POST, uri);
         headers.forEach(request::addHeader);
+        if (signingSecret != null) {
+            signer.sign(signingSecret, body, request::addHeader); // over exactly the bytes the producer sends
+        }
         if (retry) {
             request.addHeader(HttpHeaders.CONNECTION, HeaderElements.CLOSE);
         }

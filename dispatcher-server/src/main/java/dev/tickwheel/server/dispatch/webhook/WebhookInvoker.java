@@ -10,6 +10,7 @@ import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.job.Job;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "params",
  * "expectedTriggerTime", "attempt", "idempotencyKey"}}. IDs are strings because 64-bit values lose precision as JavaScript numbers;
  * {@code params} is embedded as JSON when it parses as JSON, else as a string.
+ *
+ * <p>A job with a signing secret ({@code JobOperations#signingSecret}) has every request signed:
+ * {@code Tickwheel-Timestamp} and {@code Tickwheel-Signature: v1=<hex HMAC-SHA256>} over the timestamp and the exact
+ * body bytes ({@link WebhookSigner}), the timestamp from the builder's {@link Builder#clock clock}, taken as the
+ * request is written, so a call made again (after a restart, or on a new connection) is signed afresh with the same
+ * Idempotency-Key. Calls of jobs without a secret carry neither header.
  *
  * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first KB of
  * the response body; goes once more, on a new connection, if a reused keep-alive connection failed before any
@@ -50,7 +57,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
 
     private WebhookInvoker(Builder config) {
         this.json = config.json;
-        this.transport = new WebhookTransport(config.settings());
+        this.transport = new WebhookTransport(config.settings(), new WebhookSigner(config.clock));
     }
 
     public static Builder builder() {
@@ -83,7 +90,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         headers.put("Tickwheel-Attempt", Integer.toString(context.attempt()));
         headers.put("Tickwheel-Node", Integer.toString(context.node()));
         headers.put("Tickwheel-Epoch", Long.toString(context.epoch()));
-        return transport.postJson(url, headers, body, timeout);
+        return transport.postJson(url, headers, body, timeout, job.operations().signingSecret());
     }
 
     /**
@@ -158,6 +165,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private int ioThreads = DEFAULT_IO_THREADS;
         private ObjectMapper json = new ObjectMapper();
+        private Clock clock = Clock.systemUTC();
 
         private Builder() {
         }
@@ -195,6 +203,12 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         /** Writes the request body; the default is a plain {@link ObjectMapper}. */
         public Builder json(ObjectMapper json) {
             this.json = Objects.requireNonNull(json, "json");
+            return this;
+        }
+
+        /** The wall clock of the signature timestamps ({@link WebhookSigner}); the default is the system's. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

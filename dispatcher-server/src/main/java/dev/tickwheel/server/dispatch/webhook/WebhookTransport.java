@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * until the next deadline, not to the end of a tick).
  *
  * <p>Threads: {@code tickwheel-webhook-io-<n>} (the I/O reactor threads, plus one that starts the reactor) and
- * {@code tickwheel-webhook-deadline-1}. The futures returned by {@link #postJson} complete on one of them, so their
- * dependents must be quick and must not block; hand slow work to an executor.
+ * {@code tickwheel-webhook-deadline-1} ({@code alert} instead of {@code webhook} for the alerts' transport). The
+ * futures returned by {@link #postJson} complete on one of them, so their dependents must be quick and must not block;
+ * hand slow work to an executor.
  *
  * <p>Thread-safe.
  */
@@ -79,11 +80,23 @@ public final class WebhookTransport implements AutoCloseable {
     private final CloseableHttpAsyncClient client;
     private final HashedWheelTimer deadlines;
     private final long sweepPeriodMs;
+    private final WebhookSigner signer;
     /** Request configurations by deadline in ms; bounded in practice by the distinct job deadlines. */
     private final java.util.concurrent.ConcurrentHashMap<Long, RequestConfig> requestConfigs =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    public WebhookTransport(TransportSettings settings) {
+    /** @param signer signs the calls that {@link #postJson} is given a secret for */
+    public WebhookTransport(TransportSettings settings, WebhookSigner signer) {
+        this(settings, signer, "webhook");
+    }
+
+    /**
+     * @param signer     signs the calls that {@link #postJson} is given a secret for
+     * @param threadRole names the threads, {@code tickwheel-<role>-io-<n>} and {@code tickwheel-<role>-deadline-1},
+     *                   so that two transports (instance calls, alerts) tell apart in a thread dump
+     */
+    public WebhookTransport(TransportSettings settings, WebhookSigner signer, String threadRole) {
+        this.signer = java.util.Objects.requireNonNull(signer, "signer");
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
                 .setConnPoolPolicy(PoolReusePolicy.LIFO)
@@ -100,7 +113,7 @@ public final class WebhookTransport implements AutoCloseable {
                         .setIoThreadCount(settings.ioThreads())
                         .setTcpNoDelay(true)
                         .build())
-                .setThreadFactory(new NamedThreadFactory("webhook-io", true))
+                .setThreadFactory(new NamedThreadFactory(threadRole + "-io", true))
                 // Requests are a few hundred bytes and at most 1 KB of an answer is kept: 8 KB buffers each way
                 // (the default) were most of the heap a call in flight costs.
                 .setHttp1Config(Http1Config.custom().setBufferSize(SESSION_BUFFER_BYTES).build())
@@ -116,7 +129,7 @@ public final class WebhookTransport implements AutoCloseable {
         deadlines = HashedWheelTimer.builder()
                 .tickDuration(DEADLINE_TICK_MS, TimeUnit.MILLISECONDS)
                 .ticksPerWheel(DEADLINE_TICKS_PER_WHEEL)
-                .threadFactory(new NamedThreadFactory("webhook-deadline", true))
+                .threadFactory(new NamedThreadFactory(threadRole + "-deadline", true))
                 .failureHandler((task, failure) -> log.error("webhook deadline task failed", failure))
                 .build();
         sweepPeriodMs = Math.max(1, settings.idleEviction().toMillis() / 2);
@@ -131,13 +144,17 @@ public final class WebhookTransport implements AutoCloseable {
      * @param url     an absolute http or https URL
      * @param headers request headers besides Content-Type, Content-Length, Host and User-Agent
      * @param timeout the whole-call deadline: connect, request, response headers and body
+     * @param signingSecret when not null, every request of the call carries {@link WebhookSigner}'s timestamp and
+     *                      signature headers, computed as it is written
      * @return completes normally on a 2xx answer, exceptionally with a {@link WebhookException} otherwise
      */
-    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout) {
+    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout,
+                                            String signingSecret) {
         long timeoutMs = Math.max(1, timeout.toMillis());
         RequestConfig requestConfig = requestConfigs.computeIfAbsent(timeoutMs, WebhookTransport::requestConfig);
         URI uri = parse(url);
-        WebhookCall call = new WebhookCall(this, url, uri, headers, body, timeoutMs, requestConfig);
+        WebhookCall call = new WebhookCall(this, url, uri, headers, body, signer, signingSecret, timeoutMs,
+                requestConfig);
         if (uri == null) {
             call.reject(WebhookFailures.invalidUrl(url, "not an absolute http or https URL"));
             return call.result();

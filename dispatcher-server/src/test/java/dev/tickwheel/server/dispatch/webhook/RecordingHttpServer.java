@@ -29,8 +29,10 @@ final class RecordingHttpServer implements AutoCloseable {
      * One request as received.
      *
      * @param clientPort the client's port: the same port means the same connection
+     * @param bodyBytes  the body exactly as received (what a signature covers)
      */
-    record Received(String method, String protocol, String path, Headers headers, String body, int clientPort) {
+    record Received(String method, String protocol, String path, Headers headers, String body, int clientPort,
+                    byte[] bodyBytes) {
     }
 
     private final HttpServer server;
@@ -56,7 +58,7 @@ final class RecordingHttpServer implements AutoCloseable {
             byte[] request = exchange.getRequestBody().readAllBytes();
             received.add(new Received(exchange.getRequestMethod(), exchange.getProtocol(),
                     exchange.getRequestURI().getPath(), exchange.getRequestHeaders(),
-                    new String(request, StandardCharsets.UTF_8), exchange.getRemoteAddress().getPort()));
+                    new String(request, StandardCharsets.UTF_8), exchange.getRemoteAddress().getPort(), request));
             peakWaiting.accumulateAndGet(waiting.incrementAndGet(), Math::max);
             if (delay.isZero()) {
                 answer(exchange, status, body);

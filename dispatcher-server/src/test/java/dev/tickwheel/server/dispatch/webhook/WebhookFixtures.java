@@ -30,6 +30,11 @@ final class WebhookFixtures {
                 RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null, DUE, DUE, 0);
     }
 
+    /** A job whose calls are signed with {@code secret}. */
+    static Job signedJob(String url, String secret) {
+        return job(url).withOperations(JobOperations.DEFAULT.withSigningSecret(secret));
+    }
+
     static JobContext context(long instanceId, int attempt) {
         return new JobContext(instanceId, 7, "nightly report", "{\"region\":\"eu\"}", DUE, attempt, 3, 11);
     }

@@ -11,19 +11,19 @@ import java.time.ZoneOffset;
  *
  * <p>Thread-safe: the instant is volatile because stores read it from worker threads in concurrency tests.
  */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
 
     private volatile Instant now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = start;
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now = instant;
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         now = now.plus(duration);
     }
 
