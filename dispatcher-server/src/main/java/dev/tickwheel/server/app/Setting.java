@@ -42,6 +42,7 @@ public enum Setting {
             "days a finished instance is kept before the purge deletes it, 1..3650; a job's retentionDays wins"),
     RETENTION_BATCH_SIZE("retention-batch-size", Integer.toString(RetentionPurge.Settings.DEFAULT_BATCH_SIZE),
             "instances one purge batch (one short transaction) looks at and deletes at most, 1..10000"),
+    // Milliseconds under an -ms key like every other duration here: the settings have no "1m" syntax to follow.
     RETENTION_INTERVAL_MS("retention-interval-ms",
             Long.toString(RetentionPurge.Settings.DEFAULT_INTERVAL.toMillis()),
             "how often the retention purge runs; a run stops after "
