@@ -99,6 +99,35 @@ public final class SnowflakeIdGenerator {
         return Instant.ofEpochMilli(EPOCH_MS + (id >>> TIMESTAMP_SHIFT));
     }
 
+    /**
+     * The smallest ID any generator issues in the millisecond of {@code at} (sub-millisecond parts are truncated): every
+     * ID issued in that millisecond or later is at least this, every ID issued before it is smaller. So the IDs issued
+     * in {@code [from, to)} are exactly those in {@code [lowestIdAt(from), lowestIdAt(to))}, and a query by creation
+     * time of rows keyed by these IDs becomes a range of their primary key. Example: 2024-01-01T00:00:00.001Z is
+     * {@code 1 << 22} = 4 194 304.
+     *
+     * <p>Instants before {@link #EPOCH} give 0 (no ID is smaller); instants after the last representable millisecond
+     * (2093-09) give {@link Long#MAX_VALUE}. Neither overflows, whatever the instant ({@link Instant#MIN} and
+     * {@link Instant#MAX} included).
+     *
+     * <p>Caveat: an ID carries the generator's logical time, which runs ahead of the wall clock under a sustained
+     * burst or after the clock went back (see the class comment); such an ID falls in a later range than its wall-clock
+     * issue time.
+     */
+    public static long lowestIdAt(Instant at) {
+        Objects.requireNonNull(at, "at");
+        if (at.isBefore(EPOCH)) {
+            return 0;
+        }
+        // Compared as seconds first: toEpochMilli() overflows for instants far beyond the ID range.
+        long maxSecond = (EPOCH_MS + MAX_TIMESTAMP_MS) / 1000;
+        if (at.getEpochSecond() > maxSecond) {
+            return Long.MAX_VALUE;
+        }
+        long ms = at.toEpochMilli() - EPOCH_MS;
+        return ms > MAX_TIMESTAMP_MS ? Long.MAX_VALUE : ms << TIMESTAMP_SHIFT;
+    }
+
     /** The node id of the generator that issued an ID. */
     public static int nodeIdOf(long id) {
         return (int) ((id >>> SEQUENCE_BITS) & MAX_NODE_ID);

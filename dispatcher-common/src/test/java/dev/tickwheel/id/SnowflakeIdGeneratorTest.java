@@ -165,4 +165,69 @@ class SnowflakeIdGeneratorTest {
         IllegalStateException exhausted = assertThrows(IllegalStateException.class, generator::nextId);
         assertTrue(exhausted.getMessage().startsWith("ID timestamp exhausted"), exhausted.getMessage());
     }
+
+    @Test
+    void lowestIdAt_oneMillisecondAfterEpoch_isOneShiftedPastNodeAndSequence() {
+        assertEquals(1L << 22, SnowflakeIdGenerator.lowestIdAt(SnowflakeIdGenerator.EPOCH.plusMillis(1)));
+        assertEquals(0L, SnowflakeIdGenerator.lowestIdAt(SnowflakeIdGenerator.EPOCH));
+    }
+
+    @Test
+    void lowestIdAt_boundsEveryIdOfItsMillisecondOnEveryNode() {
+        Instant t = NOW.plusMillis(250);
+        long lowest = SnowflakeIdGenerator.lowestIdAt(t);
+        long nextLowest = SnowflakeIdGenerator.lowestIdAt(t.plusMillis(1));
+        for (int node : new int[] {0, 1, 512, SnowflakeIdGenerator.MAX_NODE_ID}) {
+            clock.set(t.minusMillis(1));
+            SnowflakeIdGenerator generator = new SnowflakeIdGenerator(node, clock);
+            long before = generator.nextId();
+            clock.set(t);
+            long first = generator.nextId();
+            long last = first;
+            for (int i = 0; i < SnowflakeIdGenerator.MAX_SEQUENCE; i++) {
+                last = generator.nextId(); // fills the millisecond: sequence 0..4095
+            }
+            assertTrue(before < lowest, "node " + node + ": an id of the previous millisecond is below the bound");
+            assertTrue(first >= lowest && last < nextLowest,
+                    "node " + node + ": ids of the millisecond are in [lowestIdAt(t), lowestIdAt(t + 1 ms))");
+            assertEquals(t, SnowflakeIdGenerator.timestampOf(last));
+        }
+    }
+
+    @Test
+    void lowestIdAt_subMillisecondInstant_isTruncatedToItsMillisecond() {
+        Instant t = Instant.parse("2026-11-25T10:00:00.123Z");
+
+        assertEquals(SnowflakeIdGenerator.lowestIdAt(t), SnowflakeIdGenerator.lowestIdAt(t.plusNanos(999_999)));
+        assertTrue(SnowflakeIdGenerator.lowestIdAt(t.plusNanos(1_000_000)) > SnowflakeIdGenerator.lowestIdAt(t));
+    }
+
+    @Test
+    void lowestIdAt_outsideTheIdRange_clampsWithoutOverflow() {
+        Instant lastMs = SnowflakeIdGenerator.EPOCH.plusMillis((1L << 41) - 1);
+
+        assertEquals(0L, SnowflakeIdGenerator.lowestIdAt(SnowflakeIdGenerator.EPOCH.minusNanos(1)));
+        assertEquals(0L, SnowflakeIdGenerator.lowestIdAt(Instant.EPOCH));
+        assertEquals(0L, SnowflakeIdGenerator.lowestIdAt(Instant.MIN));
+        assertEquals(((1L << 41) - 1) << 22, SnowflakeIdGenerator.lowestIdAt(lastMs));
+        assertEquals(Long.MAX_VALUE, SnowflakeIdGenerator.lowestIdAt(lastMs.plusMillis(1)));
+        assertEquals(Long.MAX_VALUE, SnowflakeIdGenerator.lowestIdAt(Instant.parse("3000-01-01T00:00:00Z")));
+        assertEquals(Long.MAX_VALUE, SnowflakeIdGenerator.lowestIdAt(Instant.MAX));
+    }
+
+    @Test
+    void lowestIdAt_randomInstantsAndNodes_agreesWithTimestampOf() {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        long rangeMs = (1L << 41) - 2;
+        for (int i = 0; i < 10_000; i++) {
+            Instant t = SnowflakeIdGenerator.EPOCH.plusMillis(1 + (random.nextLong() & Long.MAX_VALUE) % rangeMs);
+            clock.set(t);
+            long id = new SnowflakeIdGenerator(random.nextInt(SnowflakeIdGenerator.MAX_NODE_ID + 1), clock).nextId();
+            String why = "seed " + seed + ", instant " + t + ", id " + id;
+            assertTrue(SnowflakeIdGenerator.lowestIdAt(t) <= id, why);
+            assertTrue(id < SnowflakeIdGenerator.lowestIdAt(t.plusMillis(1)), why);
+            assertTrue(SnowflakeIdGenerator.lowestIdAt(t.minusMillis(1)) < SnowflakeIdGenerator.lowestIdAt(t), why);
+        }
+    }
 }
