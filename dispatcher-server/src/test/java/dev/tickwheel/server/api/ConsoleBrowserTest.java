@@ -1,0 +1,257 @@
+package dev.tickwheel.server.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.server.app.TickwheelApplication;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.support.ui.Select;
+
+/**
+ * The console as an operator uses it, in headless Chromium with real clicks and typing, against a whole server (H2)
+ * and real webhook endpoints: create a job from the form, run it and follow its instance to SUCCEEDED; cancel a
+ * waiting instance from its page; read a failed call's error; see a 400 next to the input it names. The browser runs
+ * in a zone far from UTC, so that every conversion between its zone and the API's UTC is exercised.
+ */
+class ConsoleBrowserTest {
+
+    /** UTC-03:30 (UTC-02:30 in summer): a half-hour offset catches a conversion that only handles whole hours. */
+    static final String BROWSER_ZONE = "America/St_Johns";
+
+    @TempDir
+    Path dir;
+
+    private TickwheelApplication app;
+    private WebDriver browser;
+    private ConsolePage console;
+    private ApiClient api;
+    private final WebhookReceiver receiver = new WebhookReceiver();
+
+    @BeforeEach
+    void start() throws Exception {
+        app = TestServers.start(dir.resolve("store"), null, false);
+        api = new ApiClient(app.baseUrl());
+        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), BROWSER_ZONE);
+        console = new ConsolePage(browser, app.baseUrl());
+    }
+
+    @AfterEach
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (app != null) {
+            app.close();
+        }
+        receiver.close();
+    }
+
+    @Test
+    void createJobFromTheForm_runIt_instanceSucceedsInHistory_andItsPageShowsIt() {
+        // A name with markup: the console must show it as text, never run it.
+        String name = "report <b>ops</b> <img src=x onerror=\"window.pwned=1\">";
+        console.load("#/jobs");
+        console.click("#new-job");
+        console.awaitReady();
+        assertEquals("#/jobs/new", console.hash());
+        console.type("input[name='name']", name);
+        new Select(browser.findElement(By.name("schedule.type"))).selectByValue("API");
+        assertFalse(browser.findElement(By.name("schedule.expression")).isDisplayed(), "a cron input for an API job");
+        console.type("input[name='target.url']", receiver.url());
+        console.type("textarea[name='params']", "{\"to\": \"ops\"}");
+        console.type("input[name='retry.maxAttempts']", "2");
+        console.click("#save-job");
+
+        console.until(() -> "the job page opens", b -> console.hash().matches("#/jobs/\\d+"));
+        console.awaitReady();
+        String jobId = console.hash().substring("#/jobs/".length());
+        console.awaitText("#job-title", name);
+        JsonNode job = api.get("/api/jobs/" + jobId).json();
+        assertEquals(name, job.get("name").asText());
+        assertEquals("API", job.at("/schedule/type").asText());
+        assertEquals("ops", job.at("/params/to").asText());
+        assertEquals(2, job.at("/retry/maxAttempts").asInt());
+        assertTrue(job.at("/retry/backoffMs").isMissingNode() || job.at("/retry/backoffMs").asLong() == 0,
+                "an empty backoff input is left out: the server's default");
+        assertTrue(job.get("timeoutMs").isNull(), "an empty timeout input is left out: the server's default");
+
+        console.click("button.run");
+        console.type(".run-form textarea[name='params']", "{\"run\": 1}");
+        console.click(".run-form .run-submit");
+        String instanceId = console.text(".run-result a.instance-link");
+        assertTrue(instanceId.matches("\\d+"), instanceId);
+
+        console.click("a.history");
+        console.awaitReady();
+        assertEquals("#/instances?jobId=" + jobId, console.hash());
+        String row = "#instances tr[data-instance-id='" + instanceId + "']";
+        console.awaitText(row + " td.status", "SUCCEEDED");
+        assertEquals(name, console.text(row + " td.job"));
+        console.click(row + " td.status");
+
+        console.awaitReady();
+        assertEquals("#/instances/" + instanceId, console.hash());
+        console.awaitText("#instance-status", "SUCCEEDED");
+        assertEquals(name, console.text("dd.job a"));
+        assertEquals("1", console.text("dd.attempt"));
+        assertTrue(console.text("pre.params").contains("\"run\": 1"), console.text("pre.params"));
+        assertTrue(browser.findElements(By.id("cancel-instance")).isEmpty(), "no Cancel on a finished instance");
+        assertEquals(1, receiver.deliveriesOf(instanceId));
+        assertEquals(Boolean.FALSE, console.script("return window.pwned === 1;"));
+
+        // Every time is shown in the browser's zone and carries its UTC ISO form on hover.
+        String expectedIso = api.get("/api/instances/" + instanceId).json().get("expectedTriggerTime").asText();
+        String title = browser.findElement(By.cssSelector("dd.expected time")).getAttribute("title");
+        assertEquals(expectedIso, title);
+        LocalDateTime local = LocalDateTime.ofInstant(Instant.parse(expectedIso), ZoneId.of(BROWSER_ZONE));
+        String shown = console.text("dd.expected time");
+        assertTrue(shown.contains(local.format(DateTimeFormatter.ofPattern("h:mm:ss"))), shown + " for " + local);
+    }
+
+    @Test
+    void waitingInstance_cancelFromItsPage_becomesCancelledAndIsNeverCalled() {
+        String jobId = createJob("cancel me", receiver.url());
+        console.load("#/jobs");
+        String row = "#jobs tr[data-job-id='" + jobId + "']";
+        console.click(row + " button.run");
+        console.type(".run-form input[name='delayMs']", "600000");
+        console.click(".run-form .run-submit");
+        String instanceId = console.text(".run-result a.instance-link");
+        console.click(".run-result a.instance-link");
+
+        console.awaitReady();
+        assertEquals("#/instances/" + instanceId, console.hash());
+        console.awaitText("#instance-status", "WAITING");
+        assertEquals("", console.text("dd.actual")
+                .replace("—", ""), "a waiting instance has no actual trigger time");
+        console.click("#cancel-instance");
+
+        console.awaitText("#instance-status", "CANCELLED");
+        console.until(() -> "the Cancel button is gone", b -> b.findElements(By.id("cancel-instance")).isEmpty());
+        console.awaitTextContaining("#message", "cancelled");
+        assertEquals("CANCELLED", api.get("/api/instances/" + instanceId).json().get("status").asText());
+        assertEquals(0, receiver.deliveriesOf(instanceId));
+    }
+
+    @Test
+    void webhookAnswers500_instanceFails_andItsPageShowsTheError() throws Exception {
+        try (FailingWebhook failing = new FailingWebhook("payments backend down")) {
+            String jobId = createJob("charge cards", failing.url());
+            String instanceId = api.post("/api/jobs/" + jobId + "/run", "{}").json().get("instanceId").asText();
+
+            console.load("#/instances");
+            String row = "#instances tr[data-instance-id='" + instanceId + "']";
+            console.awaitText(row + " td.status", "FAILED");
+            console.click(row + " td.attempt");
+            console.awaitReady();
+            console.awaitText("#instance-status", "FAILED");
+            String error = console.text("pre.instance-error");
+            assertTrue(error.contains("answered HTTP 500"), error);
+            assertTrue(error.contains("payments backend down"), error);
+            assertEquals(api.get("/api/instances/" + instanceId).json().get("error").asText(), error);
+        }
+    }
+
+    @Test
+    void badCronExpression_theServersMessageShowsNextToThatInput_thenABadRetryNextToItsOwn() {
+        console.load("#/jobs/new");
+        console.type("input[name='name']", "nightly");
+        console.type("input[name='schedule.expression']", "nope");
+        console.type("input[name='target.url']", receiver.url());
+        console.click("#save-job");
+
+        String body = "{\"name\": \"nightly\", \"enabled\": true, \"schedule\": {\"type\": \"CRON\", \"expression\": \"nope\"},"
+                + " \"target\": {\"type\": \"WEBHOOK\", \"url\": \"" + receiver.url() + "\"}}";
+        ApiClient.Reply refused = api.post("/api/jobs", body);
+        assertEquals(400, refused.status(), refused.toString());
+        console.awaitText(".field-error[data-error-for='schedule.expression']", refused.message());
+        assertEquals(refused.message(), console.text("#form-error"));
+        assertTrue(console.text(".field-error[data-error-for='target.url']").isEmpty());
+        assertEquals("#/jobs/new", console.hash(), "a refused form stays open");
+
+        // Fix it; a retry count out of range is now the problem, shown at its own input.
+        console.type("input[name='schedule.expression']", "0 0 3 * * ?");
+        console.type("input[name='retry.maxAttempts']", "0");
+        console.click("#save-job");
+        String message = console.awaitTextContaining(".field-error[data-error-for='retry.maxAttempts']", "maxAttempts");
+        assertTrue(console.text(".field-error[data-error-for='schedule.expression']").isEmpty(), "the old error is gone");
+        assertEquals(message, console.text("#form-error"));
+        assertEquals(0, api.get("/api/jobs").json().get("items").size(), "nothing was written");
+    }
+
+    @Test
+    void historyFilters_inTheHash_convertedBetweenTheBrowsersZoneAndUtc() {
+        String jobId = createJob("filtered", receiver.url());
+        String hash = "#/instances?jobId=" + jobId + "&status=FAILED&from=2026-01-10T12%3A00%3A00.000Z"
+                + "&to=2026-07-01T00%3A00%3A00.000Z";
+        console.load(hash);
+        // 12:00 UTC is 08:30 in St. John's in January (UTC-03:30), 00:00 UTC is 21:30 the day before in July (-02:30).
+        // (A datetime-local input normalizes away zero seconds.)
+        assertEquals("2026-01-10T08:30", browser.findElement(By.name("from")).getAttribute("value"));
+        assertEquals("2026-06-30T21:30", browser.findElement(By.name("to")).getAttribute("value"));
+        assertEquals("FAILED", new Select(browser.findElement(By.name("status"))).getFirstSelectedOption().getText());
+        console.awaitTextContaining(".job-filter-name", "filtered");
+
+        // Applying the form as it is reproduces the same view; choosing a status applies at once.
+        console.click("#apply-filters");
+        console.awaitReady();
+        assertEquals(hash, console.hash());
+        new Select(browser.findElement(By.name("status"))).selectByValue("SUCCEEDED");
+        console.until(() -> "the status is applied", b -> console.hash().contains("status=SUCCEEDED"));
+        console.awaitReady();
+        assertTrue(console.hash().contains("from=2026-01-10T12%3A00%3A00.000Z"), console.hash());
+    }
+
+    /** Creates an API-scheduled webhook job through the API and answers its id. */
+    private String createJob(String name, String url) {
+        ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"" + name + "\", \"schedule\": {\"type\": \"API\"},"
+                + " \"target\": {\"type\": \"WEBHOOK\", \"url\": \"" + url + "\"}}");
+        assertEquals(201, created.status(), created.toString());
+        return created.json().get("id").asText();
+    }
+
+    /** A webhook that answers every call with HTTP 500 and a body naming the trouble. Thread-safe. */
+    static final class FailingWebhook implements AutoCloseable {
+
+        private final HttpServer server;
+
+        FailingWebhook(String body) throws IOException {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 50);
+            server.createContext("/hook", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(500, bytes.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(bytes);
+                }
+            });
+            server.start();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+}
