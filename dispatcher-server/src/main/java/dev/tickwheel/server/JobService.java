@@ -8,6 +8,7 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
+import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.time.FixedDelaySchedule;
@@ -132,8 +133,15 @@ public final class JobService {
         return jobs.get(jobId);
     }
 
-    public Page<Job> list(long afterId, int limit) {
-        return jobs.list(afterId, limit);
+    /**
+     * A page of jobs by (name, id), optionally only those whose name contains {@code nameContains} ignoring case (a
+     * plain substring; {@code %} and {@code _} match themselves).
+     *
+     * @param after the previous page's {@link Page#nextCursor()}, or null for the first page
+     * @param limit page size, 1..10 000
+     */
+    public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
+        return jobs.search(nameContains, after, limit);
     }
 
     /**

@@ -233,7 +233,7 @@ public final class TickwheelServer implements AutoCloseable {
                             cluster.singleProcess()),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
-            instanceService = new InstanceService(instances, owner);
+            instanceService = new InstanceService(instances, jobs, owner);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
                     cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),

@@ -82,11 +82,11 @@ abstract class AbstractTickwheelServerTest {
 
     @Test
     void create_nameWithNul_isRefusedBeforeTheStore_andNothingIsStored() {
-        long before = server.jobs().list(0, 1_000).items().size();
+        long before = server.jobs().search(null, null, 1_000).items().size();
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> server.jobs()
                 .create(JobSpec.of("a\0b", ScheduleSpec.api(), Target.handler("count"))));
         assertTrue(refused.getMessage().contains("NUL"), refused.getMessage());
-        assertEquals(before, server.jobs().list(0, 1_000).items().size());
+        assertEquals(before, server.jobs().search(null, null, 1_000).items().size());
     }
 
     @Test
@@ -147,7 +147,7 @@ abstract class AbstractTickwheelServerTest {
     void cronEverySecond_createsAndDispatchesInstancesEverySecond() {
         Job job = server.jobs().create(JobSpec.of("cron", ScheduleSpec.cron("* * * * * ?", "UTC"),
                 Target.handler("count")));
-        int created = server.instances().list(job.id(), null, 0, 100).items().size();
+        int created = server.instances().list(job.id(), null, null, null, null, 100).items().size();
         assertTrue(created >= 30, "creating the job loaded its whole 30 s window at once: " + created);
         Await.until("two cron dispatches", WAIT, () -> calls("count") >= 2);
     }
@@ -164,7 +164,7 @@ abstract class AbstractTickwheelServerTest {
                 () -> server.jobs().create(JobSpec.of("bad", ScheduleSpec.cron("0 0 25 * * ?", "UTC"),
                         Target.handler("count"))));
         assertTrue(e.getMessage().contains("hour"), e.getMessage());
-        assertEquals(0, server.jobs().list(0, 10).items().size());
+        assertEquals(0, server.jobs().search(null, null, 10).items().size());
     }
 
     @Test

@@ -98,7 +98,7 @@ class DeliveryRegressionTest {
         TickwheelServer first = server();
         Job job = first.jobs().create(JobSpec.of("every 10 s", ScheduleSpec.cron("*/10 * * * * ?", "UTC"),
                 Target.handler("record")));
-        long loaded = first.instances().list(job.id(), InstanceStatus.WAITING, 0, 100).items().size();
+        long loaded = first.instances().list(job.id(), InstanceStatus.WAITING, null, null, null, 100).items().size();
         assertTrue(loaded >= 3, "the loader created the next 30 s of instances: " + loaded);
         first.close();
 
@@ -107,7 +107,7 @@ class DeliveryRegressionTest {
 
         Instant missedBefore = clock.instant().minus(TickwheelServer.DEFAULT_MISFIRE_THRESHOLD);
         // Triggers after T0 up to the threshold were missed by the downtime (T0 itself fired before the stop).
-        List<Instance> missed = second.instances().list(job.id(), null, 0, 1_000).items().stream()
+        List<Instance> missed = second.instances().list(job.id(), null, null, null, null, 1_000).items().stream()
                 .filter(i -> i.scheduledTriggerTime().isAfter(T0) && i.scheduledTriggerTime().isBefore(missedBefore))
                 .toList();
         List<Instance> fired = missed.stream().filter(i -> i.status() != InstanceStatus.CANCELLED).toList();
@@ -231,7 +231,7 @@ class DeliveryRegressionTest {
         for (int generation = 3; generation <= 5; generation++) {
             int next = generation;
             Await.until("instance " + generation + " of the chain", WAIT, () -> keys.size() >= next);
-            long live = server.instances().list(job.id(), null, 0, 1_000).items().stream()
+            long live = server.instances().list(job.id(), null, null, null, null, 1_000).items().stream()
                     .filter(i -> i.status() == InstanceStatus.WAITING || i.status() == InstanceStatus.DISPATCHING)
                     .count();
             assertTrue(live <= 1, "one chain: " + live + " live instances at generation " + generation);
@@ -249,7 +249,7 @@ class DeliveryRegressionTest {
                 () -> server.jobs().run(job.id(), JobService.MAX_RUN_DELAY_MS + 1, null));
 
         assertTrue(e.getMessage().contains("delayMs"), e.getMessage());
-        assertTrue(server.instances().list(job.id(), null, 0, 10).items().isEmpty());
+        assertTrue(server.instances().list(job.id(), null, null, null, null, 10).items().isEmpty());
     }
 
     @Test

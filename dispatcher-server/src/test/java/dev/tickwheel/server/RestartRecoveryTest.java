@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -63,7 +64,7 @@ class RestartRecoveryTest {
             deliveredByKey.merge(key, 1, Integer::sum);
         }
         try (JdbcStores stores = JdbcStores.open(jdbcUrl)) {
-            List<Instance> instances = stores.instances().list(null, null, 0, 2_000).items();
+            List<Instance> instances = stores.instances().listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 2_000).items();
             assertEquals(1_000, instances.size());
             int repeated = 0;
             for (Instance instance : instances) {

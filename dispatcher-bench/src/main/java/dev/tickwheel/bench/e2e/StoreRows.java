@@ -1,9 +1,11 @@
 package dev.tickwheel.bench.e2e;
 
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.Page;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -18,16 +20,18 @@ public final class StoreRows {
     private StoreRows() {
     }
 
+    /** Every instance, in ascending id order. */
     public static List<Instance> readAll(InstanceStore instances) {
         List<Instance> all = new ArrayList<>();
-        long afterId = 0;
+        long beforeId = Long.MAX_VALUE;
         while (true) {
-            Page<Instance> page = instances.list(null, null, afterId, PAGE);
+            Page<Instance, Long> page = instances.listLatest(InstanceFilter.ALL, beforeId, PAGE);
             all.addAll(page.items());
             if (page.nextCursor().isEmpty()) {
+                Collections.reverse(all); // pages come newest first
                 return all;
             }
-            afterId = page.nextCursor().getAsLong();
+            beforeId = page.nextCursor().get();
         }
     }
 }

@@ -1,7 +1,8 @@
 package dev.tickwheel.server.api;
 
 /**
- * A request the API refuses, with the HTTP status, a stable error code and a message that names the field and value.
+ * A request the API refuses, with the HTTP status, a stable error code, a message that names the field and value, and
+ * the field itself when the problem is one request field, query parameter or path parameter.
  *
  * <p>Codes: {@code malformed_json}, {@code missing_body}, {@code missing_field}, {@code unknown_field},
  * {@code invalid_field}, {@code invalid_schedule}, {@code invalid_target}, {@code invalid_id}, {@code not_found},
@@ -15,23 +16,40 @@ public final class ApiException extends RuntimeException {
 
     private final int status;
     private final String code;
+    private final String field;
 
     public ApiException(int status, String code, String message) {
+        this(status, code, message, null);
+    }
+
+    /** @param field the request field (a dotted path such as {@code schedule.expression}) or parameter, or null */
+    public ApiException(int status, String code, String message, String field) {
         super(message);
         this.status = status;
         this.code = code;
+        this.field = field;
     }
 
     static ApiException badRequest(String code, String message) {
         return new ApiException(400, code, message);
     }
 
+    /** A 400 about one field or parameter, which the answer names in {@code field}. */
+    static ApiException badField(String code, String field, String message) {
+        return new ApiException(400, code, message, field);
+    }
+
     static ApiException missingField(String field) {
-        return badRequest("missing_field", "field '" + field + "' is required");
+        return badField("missing_field", field, "field '" + field + "' is required");
     }
 
     static ApiException invalidField(String field, Object value, String expectation) {
-        return badRequest("invalid_field", "field '" + field + "' " + expectation + ", got " + quoted(value));
+        return badField("invalid_field", field, "field '" + field + "' " + expectation + ", got " + quoted(value));
+    }
+
+    /** A 400 {@code invalid_field} about query parameter {@code name}. */
+    static ApiException invalidParameter(String name, String problem) {
+        return badField("invalid_field", name, "query parameter '" + name + "' " + problem);
     }
 
     static ApiException notFound(String message) {
@@ -50,5 +68,10 @@ public final class ApiException extends RuntimeException {
     /** The machine-readable error code. */
     public String code() {
         return code;
+    }
+
+    /** The request field or parameter at fault, or null if the problem is not one field's. */
+    public String field() {
+        return field;
     }
 }

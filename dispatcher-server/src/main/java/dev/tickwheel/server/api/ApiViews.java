@@ -3,14 +3,18 @@ package dev.tickwheel.server.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.server.api.dto.AttemptResponse;
 import dev.tickwheel.server.api.dto.InstanceResponse;
 import dev.tickwheel.server.api.dto.JobResponse;
 import dev.tickwheel.server.api.dto.RetryBody;
 import dev.tickwheel.server.api.dto.ScheduleBody;
 import dev.tickwheel.server.api.dto.TargetBody;
+import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.TargetType;
+import java.util.List;
 
 /**
  * Turns domain records into the API's DTOs: IDs become decimal strings, params JSON text becomes a JSON value.
@@ -41,13 +45,30 @@ final class ApiViews {
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt());
     }
 
-    InstanceResponse instance(Instance instance) {
-        return new InstanceResponse(Long.toString(instance.id()), Long.toString(instance.jobId()),
+    /** An instance in a page: no attempts. */
+    InstanceResponse instance(Instance instance, String jobName) {
+        return instance(instance, jobName, null);
+    }
+
+    /** One instance with its attempts. */
+    InstanceResponse instance(InstanceHistory history, String jobName) {
+        return instance(history.instance(), jobName, history.attempts().stream().map(ApiViews::attempt).toList());
+    }
+
+    private InstanceResponse instance(Instance instance, String jobName, List<AttemptResponse> attempts) {
+        return new InstanceResponse(Long.toString(instance.id()), Long.toString(instance.jobId()), jobName,
                 instance.status().name(), instance.scheduledTriggerTime(), instance.expectedTriggerTime(),
-                instance.actualTriggerTime(), instance.attempt(), instance.error(), params(instance.params()),
-                instance.createdAt(), instance.updatedAt(), instance.shard(),
+                instance.actualTriggerTime(), instance.latenessMs(), instance.attempt(), instance.error(),
+                params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),
-                instance.claimNode() < 0 ? null : instance.claimEpoch());
+                instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts);
+    }
+
+    private static AttemptResponse attempt(Attempt attempt) {
+        boolean known = attempt.claimNode() >= 0;
+        return new AttemptResponse(attempt.attempt(), attempt.outcome().name(), attempt.startedAt(),
+                attempt.endedAt(), attempt.error(), known ? attempt.claimNode() : null,
+                known ? attempt.claimEpoch() : null, attempt.latenessMs());
     }
 
     /** Stored params are JSON text; anything else (written by an embedding application) is shown as a string. */

@@ -10,9 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns every exception a handler throws into a JSON answer {@code {"error", "message"}}: an {@link ApiException} as
- * it says, an invalid schedule as 400 {@code invalid_schedule} naming {@code schedule.<field>}, a store failure as 503,
- * anything else as 500 (logged; a client input that reaches this branch is a bug).
+ * Turns every exception a handler throws into a JSON answer {@code {"error", "message", "field"}}: an
+ * {@link ApiException} as it says, an invalid schedule as 400 {@code invalid_schedule} naming {@code schedule.<field>},
+ * a store failure as 503, anything else as 500 (logged; a client input that reaches this branch is a bug). No message
+ * names a Java class or carries an exception's text other than our own validation messages.
  *
  * <p>Thread-safe (stateless).
  */
@@ -25,10 +26,10 @@ final class ErrorResponder {
 
     void respond(Exception e, Context ctx) {
         if (e instanceof ApiException api) {
-            send(ctx, api.status(), api.code(), api.getMessage());
+            send(ctx, api.status(), api.code(), api.getMessage(), api.field());
         } else if (e instanceof InvalidTimeExpressionException schedule) {
             String field = "schedule." + WIRE_FIELDS.getOrDefault(schedule.field(), schedule.field());
-            send(ctx, 400, "invalid_schedule", "field '" + field + "': " + schedule.getMessage());
+            send(ctx, 400, "invalid_schedule", "field '" + field + "': " + schedule.getMessage(), field);
         } else if (e instanceof HttpResponseException http && http.getStatus() < 500) {
             String code = switch (http.getStatus()) {
                 case 404 -> "not_found";
@@ -52,6 +53,10 @@ final class ErrorResponder {
     }
 
     static void send(Context ctx, int status, String code, String message) {
-        ctx.status(status).json(new ErrorResponse(code, message));
+        send(ctx, status, code, message, null);
+    }
+
+    private static void send(Context ctx, int status, String code, String message, String field) {
+        ctx.status(status).json(new ErrorResponse(code, message, field));
     }
 }

@@ -5,14 +5,16 @@ import dev.tickwheel.server.api.dto.CancelResponse;
 import dev.tickwheel.server.api.dto.PageResponse;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
-import java.util.Arrays;
-import java.util.Locale;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Handlers of {@code /api/instances…}: read one, list a page, cancel.
+ * Handlers of {@code /api/instances…}: read one with its attempts, list a page newest first, cancel.
  *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
@@ -27,20 +29,30 @@ final class InstanceRoutes {
         this.views = views;
     }
 
+    /** One instance with its job's name and its attempts. */
     void get(Context ctx) {
         long id = instanceId(ctx);
-        ctx.json(views.instance(instances.get(id).orElseThrow(() -> notFound(id))));
+        InstanceHistory history = instances.history(id).orElseThrow(() -> notFound(id));
+        long jobId = history.instance().jobId();
+        ctx.json(views.instance(history, instances.jobNames(List.of(jobId)).get(jobId)));
     }
 
+    /** Instances newest first, filtered by job, status and creation time; the page's job names in one query. */
     void list(Context ctx) {
-        String rawJob = ctx.queryParam("jobId");
-        Long jobId = rawJob == null || rawJob.isBlank() ? null : RequestIds.parse("query parameter 'jobId'", rawJob);
-        InstanceStatus status = status(ctx.queryParam("status"));
+        Long jobId = RequestIds.queryId("jobId", ctx.queryParam("jobId"));
+        InstanceStatus status = query.status(ctx);
+        Instant from = query.instant(ctx, "from");
+        Instant to = query.instant(ctx, "to");
+        if (from != null && to != null && from.isAfter(to)) {
+            throw ApiException.invalidParameter("from", "must not be after 'to', got '" + ctx.queryParam("from")
+                    + "' and '" + ctx.queryParam("to") + "'");
+        }
         int limit = query.limit(ctx);
-        long cursor = RequestIds.cursor(ctx.queryParam("cursor"));
-        Page<Instance> page = instances.list(jobId, status, cursor, limit);
-        ctx.json(new PageResponse<>(page.items().stream().map(views::instance).toList(),
-                page.hasMore() ? Long.toString(page.nextCursor().getAsLong()) : null));
+        Long cursor = PageCursors.decodeInstance(ctx.queryParam("cursor"));
+        Page<Instance, Long> page = instances.list(jobId, status, from, to, cursor, limit);
+        Map<Long, String> names = instances.jobNames(page.items().stream().map(Instance::jobId).distinct().toList());
+        ctx.json(new PageResponse<>(page.items().stream().map(i -> views.instance(i, names.get(i.jobId()))).toList(),
+                page.nextCursor().map(PageCursors::encodeInstance).orElse(null)));
     }
 
     /** 200 CANCELLED, 409 ALREADY_DISPATCHED or ALREADY_FINISHED, 404 unknown. */
@@ -55,20 +67,8 @@ final class InstanceRoutes {
                 .json(new CancelResponse(outcome.name(), Long.toString(id), status));
     }
 
-    private static InstanceStatus status(String raw) {
-        if (raw == null || raw.isBlank()) {
-            return null;
-        }
-        try {
-            return InstanceStatus.valueOf(raw.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("invalid_field", "query parameter 'status' must be one of "
-                    + Arrays.toString(InstanceStatus.values()) + ", got '" + raw + "'");
-        }
-    }
-
     private static long instanceId(Context ctx) {
-        return RequestIds.parse("path parameter 'id'", ctx.pathParam("id"));
+        return RequestIds.pathId(ctx.pathParam("id"));
     }
 
     private static ApiException notFound(long id) {

@@ -46,7 +46,7 @@ final class JobRequestParser {
                     : ApiException.invalidField("name", name, "must not be blank");
         }
         if (name.length() > MAX_NAME_LENGTH) {
-            throw ApiException.badRequest("invalid_field", "field 'name' must be at most " + MAX_NAME_LENGTH
+            throw ApiException.badField("invalid_field", "name", "field 'name' must be at most " + MAX_NAME_LENGTH
                     + " characters, got " + name.length());
         }
         if (request.schedule() == null) {
@@ -111,26 +111,26 @@ final class JobRequestParser {
         switch (type) {
             case "WEBHOOK" -> {
                 if (body.name() != null) {
-                    throw invalidTarget("field 'target.name' does not apply to a WEBHOOK target, got '"
+                    throw invalidTarget("target.name", "field 'target.name' does not apply to a WEBHOOK target, got '"
                             + body.name() + "'");
                 }
                 return Target.webhook(webhookUrl(body.url()));
             }
             case "HANDLER" -> {
                 if (body.url() != null) {
-                    throw invalidTarget("field 'target.url' does not apply to a HANDLER target, got '"
+                    throw invalidTarget("target.url", "field 'target.url' does not apply to a HANDLER target, got '"
                             + body.url() + "'");
                 }
                 if (body.name() == null || body.name().isBlank()) {
                     throw ApiException.missingField("target.name");
                 }
                 if (!handlerNames.contains(body.name())) {
-                    throw invalidTarget("field 'target.name' names no registered handler: '" + body.name()
+                    throw invalidTarget("target.name", "field 'target.name' names no registered handler: '" + body.name()
                             + "' (registered: " + handlerNames.stream().sorted().toList() + ")");
                 }
                 return Target.handler(body.name());
             }
-            default -> throw invalidTarget("field 'target.type' must be WEBHOOK or HANDLER, got '" + body.type()
+            default -> throw invalidTarget("target.type", "field 'target.type' must be WEBHOOK or HANDLER, got '" + body.type()
                     + "'");
         }
     }
@@ -140,21 +140,21 @@ final class JobRequestParser {
             throw ApiException.missingField("target.url");
         }
         if (url.length() > Target.MAX_VALUE_LENGTH) {
-            throw invalidTarget("field 'target.url' must be at most " + Target.MAX_VALUE_LENGTH
+            throw invalidTarget("target.url", "field 'target.url' must be at most " + Target.MAX_VALUE_LENGTH
                     + " characters, got " + url.length());
         }
         URI uri;
         try {
             uri = new URI(url);
         } catch (java.net.URISyntaxException e) {
-            throw invalidTarget("field 'target.url' is not a valid URI: '" + url + "' (" + e.getReason() + ")");
+            throw invalidTarget("target.url", "field 'target.url' is not a valid URI: '" + url + "' (" + e.getReason() + ")");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
-            throw invalidTarget("field 'target.url' must use http or https, got '" + url + "'");
+            throw invalidTarget("target.url", "field 'target.url' must use http or https, got '" + url + "'");
         }
         if (uri.getHost() == null) {
-            throw invalidTarget("field 'target.url' must be an absolute URL with a host, got '" + url + "'");
+            throw invalidTarget("target.url", "field 'target.url' must be an absolute URL with a host, got '" + url + "'");
         }
         return url;
     }
@@ -191,7 +191,7 @@ final class JobRequestParser {
         return params == null || params.isNull() || params.isMissingNode() ? null : params.toString();
     }
 
-    private static ApiException invalidTarget(String message) {
-        return ApiException.badRequest("invalid_target", message);
+    private static ApiException invalidTarget(String field, String message) {
+        return ApiException.badField("invalid_target", field, message);
     }
 }

@@ -8,6 +8,7 @@ import dev.tickwheel.server.api.dto.RunRequest;
 import dev.tickwheel.server.api.dto.RunResponse;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
 import java.util.NoSuchElementException;
@@ -42,10 +43,13 @@ final class JobRoutes {
         ctx.status(201).header("Location", "/api/jobs/" + job.id()).json(views.job(job));
     }
 
+    /** Jobs by (name, id), optionally those whose name contains {@code name} (ignoring case). */
     void list(Context ctx) {
-        Page<Job> page = jobs.list(RequestIds.cursor(ctx.queryParam("cursor")), query.limit(ctx));
+        String name = query.text(ctx, "name", JobRequestParser.MAX_NAME_LENGTH);
+        JobNameCursor after = PageCursors.decodeJob(ctx.queryParam("cursor"));
+        Page<Job, JobNameCursor> page = jobs.search(name, after, query.limit(ctx));
         ctx.json(new PageResponse<>(page.items().stream().map(views::job).toList(),
-                page.hasMore() ? Long.toString(page.nextCursor().getAsLong()) : null));
+                page.nextCursor().map(PageCursors::encodeJob).orElse(null)));
     }
 
     void get(Context ctx) {
@@ -96,7 +100,7 @@ final class JobRoutes {
     }
 
     private static long jobId(Context ctx) {
-        return RequestIds.parse("path parameter 'id'", ctx.pathParam("id"));
+        return RequestIds.pathId(ctx.pathParam("id"));
     }
 
     private JobResponse found(long id, Optional<Job> job) {

@@ -53,25 +53,33 @@ final class JsonBodyReader {
             }
             return value;
         } catch (UnrecognizedPropertyException e) {
-            throw ApiException.badRequest("unknown_field", "field '" + path(e) + "' is not recognized; known fields: "
+            String field = path(e);
+            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known fields: "
                     + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
         } catch (InvalidFormatException e) {
-            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' has an invalid value "
+            String field = path(e);
+            throw ApiException.badField("invalid_field", field, "field '" + field + "' has an invalid value "
                     + ApiException.quoted(e.getValue()) + ": expected " + expected(e.getTargetType()));
         } catch (MismatchedInputException e) {
             String field = path(e);
             if (field.isEmpty()) {
-                throw ApiException.badRequest("malformed_json", "the request body must be a JSON object: "
-                        + firstLine(e.getOriginalMessage()));
+                // Jackson's own message names the DTO class ("Cannot deserialize value of type `dev...`"): not ours
+                // to show.
+                throw ApiException.badRequest("malformed_json", "the request body must be a JSON object");
             }
-            throw ApiException.badRequest("invalid_field", "field '" + field + "' has the wrong JSON type: expected "
-                    + expected(e.getTargetType()));
+            throw ApiException.badField("invalid_field", field, "field '" + field + "' has the wrong JSON type:"
+                    + " expected " + expected(e.getTargetType()));
         } catch (StreamReadException e) {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()) + " at line " + lineOf(e) + ", column " + columnOf(e));
         } catch (JsonMappingException e) {
-            throw ApiException.badRequest("invalid_field", "field '" + path(e) + "' cannot be read: "
-                    + firstLine(e.getOriginalMessage()));
+            // Our own refusals (ApiJson's NUL check) carry a message for people; anything else Jackson says may name
+            // classes, so only the field is named.
+            String field = path(e);
+            String problem = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith(ApiJson.NO_NUL)
+                    ? ApiJson.NO_NUL : "has a value of the wrong shape";
+            throw ApiException.badField("invalid_field", field.isEmpty() ? null : field,
+                    "field '" + field + "' cannot be read: " + problem);
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()));

@@ -1,9 +1,16 @@
 package dev.tickwheel.server.api;
 
+import dev.tickwheel.server.instance.InstanceStatus;
 import io.javalin.http.Context;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Locale;
 
 /**
- * Reads the paging parameter {@code limit} (1..{@value #MAX_LIMIT}, default {@value #DEFAULT_LIMIT}).
+ * Reads query parameters: the paging parameter {@code limit} (1..{@value #MAX_LIMIT}, default
+ * {@value #DEFAULT_LIMIT}) and the history filters. Absent or blank means "not given"; a bad value is a 400 whose
+ * {@code field} is the parameter's name.
  *
  * <p>Thread-safe (stateless).
  */
@@ -25,7 +32,50 @@ final class QueryParams {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw ApiException.badRequest("invalid_field", "query parameter 'limit' must be an integer in 1.."
-                + MAX_LIMIT + ", got '" + raw + "'");
+        throw ApiException.invalidParameter("limit", "must be an integer in 1.." + MAX_LIMIT + ", got '" + raw + "'");
+    }
+
+    /** An instance status, any case, or null. */
+    InstanceStatus status(Context ctx) {
+        String raw = ctx.queryParam("status");
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        try {
+            return InstanceStatus.valueOf(raw.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidParameter("status", "must be one of "
+                    + Arrays.toString(InstanceStatus.values()) + ", got '" + raw + "'");
+        }
+    }
+
+    /** An ISO-8601 instant ({@code 2026-11-25T10:00:00Z}), or null. */
+    Instant instant(Context ctx, String name) {
+        String raw = ctx.queryParam(name);
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        try {
+            return Instant.parse(raw.trim());
+        } catch (DateTimeParseException e) {
+            throw ApiException.invalidParameter(name, "must be an ISO-8601 instant such as 2026-11-25T10:00:00Z,"
+                    + " got '" + raw + "'");
+        }
+    }
+
+    /** A text of at most {@code maxLength} characters without NUL (PostgreSQL cannot take it), or null. */
+    String text(Context ctx, String name, int maxLength) {
+        String raw = ctx.queryParam(name);
+        if (raw == null || raw.isEmpty()) {
+            return null;
+        }
+        if (raw.length() > maxLength) {
+            throw ApiException.invalidParameter(name, "must be at most " + maxLength + " characters, got "
+                    + raw.length());
+        }
+        if (raw.indexOf('\0') >= 0) {
+            throw ApiException.invalidParameter(name, "must not contain the NUL character (U+0000)");
+        }
+        return raw;
     }
 }

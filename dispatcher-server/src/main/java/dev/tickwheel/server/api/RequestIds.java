@@ -1,7 +1,7 @@
 package dev.tickwheel.server.api;
 
 /**
- * Parses IDs and cursors from paths and query strings: positive decimal 64-bit integers.
+ * Parses IDs from paths and query strings: positive decimal 64-bit integers.
  *
  * <p>Immutable (static functions).
  */
@@ -10,8 +10,21 @@ final class RequestIds {
     private RequestIds() {
     }
 
-    /** @throws ApiException 400 invalid_id naming {@code what} and the raw value */
-    static long parse(String what, String raw) {
+    /** The path parameter {@code id}. @throws ApiException 400 invalid_id naming it and the raw value */
+    static long pathId(String raw) {
+        return parse("path parameter", "id", raw);
+    }
+
+    /**
+     * The query parameter {@code name}, or null if absent or blank.
+     *
+     * @throws ApiException 400 invalid_id naming it and the raw value
+     */
+    static Long queryId(String name, String raw) {
+        return raw == null || raw.isBlank() ? null : parse("query parameter", name, raw);
+    }
+
+    private static long parse(String kind, String name, String raw) {
         try {
             long id = Long.parseLong(raw == null ? "" : raw.trim());
             if (id > 0) {
@@ -20,15 +33,7 @@ final class RequestIds {
         } catch (NumberFormatException e) {
             // reported below, with the same message as a non-positive ID
         }
-        throw ApiException.badRequest("invalid_id", what + " must be a positive decimal integer, got "
-                + ApiException.quoted(raw));
-    }
-
-    /** A cursor: 0 or a previous page's {@code nextCursor}. */
-    static long cursor(String raw) {
-        if (raw == null || raw.isBlank() || raw.equals("0")) {
-            return 0;
-        }
-        return parse("query parameter 'cursor'", raw);
+        throw ApiException.badField("invalid_id", name, kind + " '" + name + "' must be a positive decimal integer,"
+                + " got " + ApiException.quoted(raw));
     }
 }

@@ -5,6 +5,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.time.ScheduleSpec;
 import java.util.ArrayList;
@@ -91,21 +92,24 @@ final class DemoJobs {
         return removed;
     }
 
-    /** The demo jobs in the store, found by their name prefix. One scan of the job table, in pages. */
+    /**
+     * The demo jobs in the store, found by their name prefix: the jobs whose name contains it (ignoring case), in
+     * pages, kept if it starts their name (exactly).
+     */
     static List<Job> find(TickwheelServer engine) {
         List<Job> found = new ArrayList<>();
-        long afterId = 0;
+        JobNameCursor after = null;
         while (true) {
-            Page<Job> page = engine.jobs().list(afterId, PAGE_SIZE);
+            Page<Job, JobNameCursor> page = engine.jobs().search(NAME_PREFIX, after, PAGE_SIZE);
             for (Job job : page.items()) {
-                if (job.name() != null && job.name().startsWith(NAME_PREFIX)) {
+                if (job.name().startsWith(NAME_PREFIX)) {
                     found.add(job);
                 }
             }
             if (page.nextCursor().isEmpty()) {
                 return found;
             }
-            afterId = page.nextCursor().getAsLong();
+            after = page.nextCursor().get();
         }
     }
 }

@@ -59,6 +59,19 @@ public record Instance(
         }
     }
 
+    /**
+     * How late the current or last attempt started: {@code actualTriggerTime - expectedTriggerTime} in milliseconds,
+     * or null when no attempt of the row's is under way or done. So null while WAITING or CANCELLED, even after earlier
+     * claims: a retry moves the expected trigger time to the next attempt while the actual trigger time still belongs
+     * to the failed one, and their difference would be no lateness at all (negative, by the backoff).
+     */
+    public Long latenessMs() {
+        boolean claimed = status == InstanceStatus.DISPATCHING || status == InstanceStatus.SUCCEEDED
+                || status == InstanceStatus.FAILED || status == InstanceStatus.INTERRUPTED;
+        return claimed && actualTriggerTime != null
+                ? actualTriggerTime.toEpochMilli() - expectedTriggerTime.toEpochMilli() : null;
+    }
+
     /** True for an on-demand (API) run, false for an instance that fills a slot of the job's schedule. */
     public boolean isOnDemand() {
         return scheduledTriggerTime == null;

@@ -2,6 +2,7 @@ package dev.tickwheel.server.store;
 
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import java.time.Instant;
@@ -108,7 +109,9 @@ public interface InstanceStore {
 
     /**
      * DISPATCHING → WAITING, due again at {@code nextTriggerTime}, remembering {@code error} of the failed attempt.
-     * Returns false if the instance is not dispatching.
+     * In the same transaction, and only if the compare-and-set succeeds, records the failed attempt (its number,
+     * claim time, due time, node, epoch and {@code error}) for {@link #history}. Returns false, having written
+     * nothing, if the instance is not dispatching (or, like every settle, its claim epoch is no longer this member's).
      */
     boolean retry(long instanceId, Instant nextTriggerTime, String error);
 
@@ -151,14 +154,24 @@ public interface InstanceStore {
     Optional<Instance> get(long instanceId);
 
     /**
-     * A page of instances in ascending id order, optionally of one job and/or in one status.
-     *
-     * @param jobId   only instances of this job, or null for all
-     * @param status  only instances in this status, or null for all
-     * @param afterId exclusive lower bound on the id; {@code 0} for the first page
-     * @param limit   page size, 1..10 000
+     * The instance with this id and its attempts ({@link InstanceHistory}), read in one statement so the attempts and
+     * the row agree, if stored.
      */
-    Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit);
+    Optional<InstanceHistory> history(long instanceId);
+
+    /**
+     * A page of the instances {@code filter} lets through, newest first (descending id: ids grow with creation time).
+     * Every combination of filters is one backward walk of an index that ends with the id: the primary key, (status,
+     * id) or (job_id, id); the id bounds of the filter and the cursor bound that walk, so a page reads about
+     * {@code limit} rows, however old the page (with a job and a status, the job's instances are walked and the status
+     * filtered on the way).
+     *
+     * @param filter   which instances
+     * @param beforeId exclusive upper bound on the id: {@link Long#MAX_VALUE} for the first page, then the previous
+     *                 page's {@link Page#nextCursor()} (its last id)
+     * @param limit    page size, 1..10 000
+     */
+    Page<Instance, Long> listLatest(InstanceFilter filter, long beforeId, int limit);
 
     /**
      * Waiting instances of {@code shards} with an id above {@code afterId}, ascending, at most {@code limit}; only

@@ -58,12 +58,15 @@ public interface JobStore {
     java.util.Map<Long, Job> getAll(java.util.Collection<Long> jobIds);
 
     /**
-     * A page of all jobs in ascending id order.
+     * A page of jobs ordered by (name, id), optionally only those whose name contains {@code nameContains} ignoring
+     * case (a plain substring: {@code %}, {@code _} and {@code \} match themselves). Keyset-paged: each page is one
+     * walk of the (name, id) index from the cursor on, however deep the walk has gone.
      *
-     * @param afterId exclusive lower bound on the id; {@code 0} for the first page
-     * @param limit   page size, 1..10 000
+     * @param nameContains the substring to look for, or null or empty for every job
+     * @param after        where the previous page ended ({@link Page#nextCursor()}), or null for the first page
+     * @param limit        page size, 1..10 000
      */
-    Page<Job> list(long afterId, int limit);
+    Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit);
 
     /**
      * Enabled jobs whose next trigger time is at or before {@code until}, ordered by (next trigger time, id), from

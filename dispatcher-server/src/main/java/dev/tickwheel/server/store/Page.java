@@ -2,18 +2,20 @@ package dev.tickwheel.server.store;
 
 import java.util.List;
 import java.util.Objects;
-import java.util.OptionalLong;
+import java.util.Optional;
 
 /**
- * One page of a listing ordered by id, and the cursor to ask for the next one.
+ * One page of a keyset-paged listing, and the cursor that asks for the next one: where this page ended in the
+ * listing's order (for instances newest first, the id of the last one; for jobs by name, a {@link JobNameCursor}).
  *
  * <p>Immutable.
  *
- * @param items      the items of this page, in ascending id order
- * @param nextCursor the id to pass as {@code afterId} for the next page, or empty if this is the last page
+ * @param items      the items of this page, in the listing's order
+ * @param nextCursor where the next page starts after, or empty if this is the last page
  * @param <T>        the item type
+ * @param <C>        the cursor type
  */
-public record Page<T>(List<T> items, OptionalLong nextCursor) {
+public record Page<T, C>(List<T> items, Optional<C> nextCursor) {
 
     public Page {
         items = List.copyOf(items);

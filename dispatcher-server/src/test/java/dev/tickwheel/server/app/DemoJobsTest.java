@@ -30,7 +30,7 @@ class DemoJobsTest {
                     Target.webhook("http://127.0.0.1:9/hook"))).id();
         }
         try (TickwheelApplication app = start(false)) {
-            List<Job> all = app.engine().jobs().list(0, 100).items();
+            List<Job> all = app.engine().jobs().search(null, null, 100).items();
             assertEquals(1, all.size(), all.toString());
             assertEquals(ownId, all.get(0).id());
             assertEquals("my report", all.get(0).name());

@@ -47,7 +47,7 @@ class MisfireMetricsTest {
                     Target.handler("noop")).withMisfirePolicy(MisfirePolicy.SKIP)).id();
             // The T0 trigger is due at once: let it run, or the downtime would miss it too (61 instead of 60).
             Await.until("the T0 instance succeeded", Duration.ofSeconds(10), () -> !first.instances()
-                    .list(jobId, InstanceStatus.SUCCEEDED, 0, 10).items().isEmpty());
+                    .list(jobId, InstanceStatus.SUCCEEDED, null, null, null, 10).items().isEmpty());
         }
         // 10:10:07 with a 5 s threshold: 10:00:10 .. 10:10:00 are missed, 60 triggers; some were created before the
         // stop (recovery cancels them), the rest never were (the loader drops them).

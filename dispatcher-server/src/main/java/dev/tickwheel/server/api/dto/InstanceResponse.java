@@ -1,7 +1,9 @@
 package dev.tickwheel.server.api.dto;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * An instance as the API shows it.
@@ -10,10 +12,13 @@ import java.time.Instant;
  *
  * @param id                   instance ID as a decimal string
  * @param jobId                job ID as a decimal string
+ * @param jobName              the job's name, or null if the job was deleted
  * @param status               WAITING, DISPATCHING, SUCCEEDED, FAILED, CANCELLED or INTERRUPTED
  * @param scheduledTriggerTime the schedule slot it fills, or null for an on-demand run
  * @param expectedTriggerTime  when the current or next attempt is due
  * @param actualTriggerTime    when the last attempt was claimed, or null
+ * @param latenessMs           how late the current or last attempt started (actual - expected trigger time), or null
+ *                             while no attempt of the row's is under way or done (WAITING, CANCELLED)
  * @param attempt              attempts claimed so far
  * @param error                error of the last failed attempt, or null
  * @param params               the instance's parameters, or null
@@ -22,9 +27,11 @@ import java.time.Instant;
  * @param shard                the shard of its job
  * @param claimNode            the node id of the member that made the last claim, or null if never claimed
  * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
+ * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
  */
-public record InstanceResponse(String id, String jobId, String status, Instant scheduledTriggerTime,
-                               Instant expectedTriggerTime, Instant actualTriggerTime, int attempt, String error,
-                               JsonNode params, Instant createdAt, Instant updatedAt, int shard, Integer claimNode,
-                               Long claimEpoch) {
+public record InstanceResponse(String id, String jobId, String jobName, String status, Instant scheduledTriggerTime,
+                               Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
+                               String error, JsonNode params, Instant createdAt, Instant updatedAt, int shard,
+                               Integer claimNode, Long claimEpoch,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts) {
 }

@@ -124,6 +124,16 @@ final class InstanceSql {
     static final String RETRY = "UPDATE tw_instance SET status = ?, expected_trigger_time_ms = ?, error = ?,"
             + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
 
+    /**
+     * Parameters: ended at, error, id, from (DISPATCHING), session. The attempt a {@link #RETRY} ends, copied from the
+     * row before the retry changes it (its due time moves on), under the same conditions as the retry: run first in
+     * the retry's transaction, it inserts nothing if the retry would change nothing.
+     */
+    static final String RECORD_RETRIED_ATTEMPT = "INSERT INTO tw_attempt (instance_id, attempt, started_at_ms,"
+            + " ended_at_ms, expected_trigger_time_ms, error, claim_node, claim_epoch)"
+            + " SELECT id, attempt, actual_trigger_time_ms, ?, expected_trigger_time_ms, ?, claim_node, claim_epoch"
+            + " FROM tw_instance WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
+
     /** Parameters: to, updated at, id, from, session. The claim undone: the same attempt is claimed again. */
     static final String RELEASE = "UPDATE tw_instance SET status = ?, attempt = attempt - 1,"
             + " call_started_at_ms = NULL, updated_at_ms = ? WHERE id = ? AND status = ?" + CLAIM_EPOCH_HELD;
@@ -152,6 +162,17 @@ final class InstanceSql {
 
     /** Parameters: id. */
     static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ?";
+
+    /**
+     * Parameters: id. The instance and its recorded attempts in one statement (one snapshot, so a retry committed
+     * meanwhile shows in both or in neither): one row per attempt, or one row with null attempt columns.
+     */
+    static final String SELECT_WITH_ATTEMPTS = "SELECT "
+            + READ_COLUMNS.stream().map(c -> "i." + c).collect(Collectors.joining(", "))
+            + ", a.attempt AS a_attempt, a.started_at_ms AS a_started_at_ms, a.ended_at_ms AS a_ended_at_ms,"
+            + " a.expected_trigger_time_ms AS a_expected_trigger_time_ms, a.error AS a_error,"
+            + " a.claim_node AS a_claim_node, a.claim_epoch AS a_claim_epoch"
+            + " FROM tw_instance i LEFT JOIN tw_attempt a ON a.instance_id = i.id WHERE i.id = ? ORDER BY a.attempt";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
@@ -239,9 +260,17 @@ final class InstanceSql {
     }
 
     /**
-     * A page query with optional filters. Parameters: job id (if filtered), status (if filtered), afterId, limit.
+     * A history page, newest first, with optional filters. Parameters: job id (if {@code byJob}), status (if
+     * {@code byStatus}), lowest id (inclusive), id bound (exclusive), limit.
+     *
+     * <p>The {@code ORDER BY} names the whole key of the index meant to serve it, the equality-bound leading column
+     * included ({@code job_id DESC, id DESC} walks (job_id, id) backwards; {@code status DESC, id DESC} walks (status,
+     * id)). Equivalent to {@code ORDER BY id DESC} under the equality, and PostgreSQL sees that; H2 2.3 walks a
+     * secondary index backwards only when the {@code ORDER BY} names all its columns, and otherwise collects every row
+     * of the job or the status and sorts (for one status of a million rows, 40 ms instead of 0.1 ms a page). With a
+     * job and a status, the job's index is walked and the status filtered: a job has far fewer rows than a status.
      */
-    static String selectPage(boolean byJob, boolean byStatus) {
+    static String selectLatest(boolean byJob, boolean byStatus) {
         StringBuilder sql = new StringBuilder("SELECT ").append(COLUMNS).append(" FROM tw_instance WHERE ");
         if (byJob) {
             sql.append("job_id = ? AND ");
@@ -249,7 +278,13 @@ final class InstanceSql {
         if (byStatus) {
             sql.append("status = ? AND ");
         }
-        return sql.append("id > ? ORDER BY id LIMIT ?").toString();
+        sql.append("id >= ? AND id < ? ORDER BY ");
+        if (byJob) {
+            sql.append("job_id DESC, ");
+        } else if (byStatus) {
+            sql.append("status DESC, ");
+        }
+        return sql.append("id DESC LIMIT ?").toString();
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

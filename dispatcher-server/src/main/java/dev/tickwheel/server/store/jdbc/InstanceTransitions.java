@@ -12,7 +12,8 @@ import java.util.Objects;
 /**
  * The instance status changes, each one compare-and-set statement in auto-commit mode: the row changes only if its
  * status is still the transition's {@link InstanceTransition#from()}, so of any number of racing callers at most
- * one succeeds, on any number of nodes. Statuses are bound from {@link InstanceTransition}, the one table of legal
+ * one succeeds, on any number of nodes. A retry also records the attempt it ends, in the same transaction (the one
+ * change that is two statements). Statuses are bound from {@link InstanceTransition}, the one table of legal
  * moves. The settles of a claimed row (fail, interrupt, retry, release) are fenced by the claim's epoch in the same
  * statement ({@link InstanceSql#CLAIM_EPOCH_HELD}); cancel and skip, which move only WAITING rows, are not.
  *
@@ -71,15 +72,37 @@ final class InstanceTransitions {
         });
     }
 
+    /**
+     * The failed attempt recorded ({@link InstanceSql#RECORD_RETRIED_ATTEMPT}), then the compare-and-set, in one
+     * transaction. The record goes first because it copies the attempt's due time, which the retry moves; it runs
+     * under the retry's own conditions, so when it inserts nothing the retry would change nothing and is not sent. If
+     * the row moved between the two statements (a takeover's release), the compare-and-set changes nothing and the
+     * record is rolled back with it: an attempt is recorded exactly when its retry is.
+     */
     boolean retry(long instanceId, Instant nextTriggerTime, String error) {
         Objects.requireNonNull(nextTriggerTime, "nextTriggerTime");
         long nowMs = clock.millis();
-        return runner.autoCommit("retry instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RETRY)) {
-                TransitionBinding.retry(ps, nextTriggerTime.toEpochMilli(), truncate(error), nowMs, instanceId,
-                        claimEpochHeld);
-                return ps.executeUpdate() == 1;
+        String storedError = truncate(error);
+        return runner.inTransaction("retry instance " + instanceId, connection -> {
+            try (PreparedStatement record = connection.prepareStatement(InstanceSql.RECORD_RETRIED_ATTEMPT)) {
+                record.setLong(1, nowMs);
+                JdbcValues.setString(record, 2, storedError);
+                record.setLong(3, instanceId);
+                record.setString(4, InstanceTransition.RETRY.from().name());
+                claimEpochHeld.bind(record, 5);
+                if (record.executeUpdate() == 0) {
+                    return false;
+                }
             }
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.RETRY)) {
+                TransitionBinding.retry(ps, nextTriggerTime.toEpochMilli(), storedError, nowMs, instanceId,
+                        claimEpochHeld);
+                if (ps.executeUpdate() == 1) {
+                    return true;
+                }
+            }
+            connection.rollback();
+            return false;
         });
     }
 

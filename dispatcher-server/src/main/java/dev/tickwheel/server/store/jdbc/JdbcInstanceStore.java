@@ -2,10 +2,12 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.ForeignClaim;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
@@ -25,14 +27,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
  * here, status changes in {@link InstanceTransitions} and {@link BatchTransitions}, inherited claims in
- * {@link ForeignClaimStatements}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
+ * {@link ForeignClaimStatements}, the history pages and attempts in {@link InstanceHistoryReads}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -46,6 +47,7 @@ final class JdbcInstanceStore implements InstanceStore {
     private final BatchTransitions batchTransitions;
     private final PageInstanceCreation pageCreation;
     private final ForeignClaimStatements foreignClaims;
+    private final InstanceHistoryReads historyReads;
     private final int shardCount;
     private final SqlDialect dialect;
 
@@ -60,6 +62,7 @@ final class JdbcInstanceStore implements InstanceStore {
         this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock, fence);
         this.pageCreation = new PageInstanceCreation(sql, dialect, shardCount);
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
+        this.historyReads = new InstanceHistoryReads(runner, dialect);
     }
 
     @Override
@@ -274,28 +277,13 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public Page<Instance> list(Long jobId, InstanceStatus status, long afterId, int limit) {
-        QueryLimits.checkPageSize(limit);
-        List<Instance> rows = runner.autoCommit("list instances", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(
-                    InstanceSql.selectPage(jobId != null, status != null))) {
-                int i = 1;
-                if (jobId != null) {
-                    ps.setLong(i++, jobId);
-                }
-                if (status != null) {
-                    ps.setString(i++, status.name());
-                }
-                ps.setLong(i++, afterId);
-                ps.setInt(i, limit + 1);
-                return readAll(ps);
-            }
-        });
-        if (rows.size() <= limit) {
-            return new Page<>(rows, OptionalLong.empty());
-        }
-        List<Instance> page = rows.subList(0, limit);
-        return new Page<>(page, OptionalLong.of(page.get(limit - 1).id()));
+    public Optional<InstanceHistory> history(long instanceId) {
+        return historyReads.history(instanceId);
+    }
+
+    @Override
+    public Page<Instance, Long> listLatest(InstanceFilter filter, long beforeId, int limit) {
+        return historyReads.listLatest(filter, beforeId, limit);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.JobDeletion;
+import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.server.store.StoreException;
@@ -20,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * {@link JobStore} over JDBC, for H2 and PostgreSQL. Every insert writes the job's shard
@@ -186,20 +186,43 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
-    public Page<Job> list(long afterId, int limit) {
+    public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
         QueryLimits.checkPageSize(limit);
-        List<Job> jobs = runner.autoCommit("list jobs", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_PAGE)) {
-                ps.setLong(1, afterId);
-                ps.setInt(2, limit + 1);
+        boolean filtered = nameContains != null && !nameContains.isEmpty();
+        List<Job> jobs = runner.autoCommit("search jobs by name", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(JobSql.selectByName(filtered, after != null))) {
+                int i = 1;
+                if (filtered) {
+                    ps.setString(i++, "%" + likeEscaped(nameContains) + "%");
+                }
+                if (after != null) {
+                    ps.setString(i++, after.name());
+                    ps.setString(i++, after.name());
+                    ps.setString(i++, after.name());
+                    ps.setLong(i++, after.jobId());
+                }
+                ps.setInt(i, limit + 1);
                 return readAll(ps);
             }
         });
         if (jobs.size() <= limit) {
-            return new Page<>(jobs, OptionalLong.empty());
+            return new Page<>(jobs, Optional.empty());
         }
         List<Job> page = jobs.subList(0, limit);
-        return new Page<>(page, OptionalLong.of(page.get(limit - 1).id()));
+        return new Page<>(page, Optional.of(JobNameCursor.after(page.get(limit - 1))));
+    }
+
+    /** {@code text} with LIKE's metacharacters ({@code %}, {@code _} and the escape itself) matching themselves. */
+    static String likeEscaped(String text) {
+        StringBuilder escaped = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '%' || c == '_' || c == JobSql.LIKE_ESCAPE) {
+                escaped.append(JobSql.LIKE_ESCAPE);
+            }
+            escaped.append(c);
+        }
+        return escaped.toString();
     }
 
     @Override

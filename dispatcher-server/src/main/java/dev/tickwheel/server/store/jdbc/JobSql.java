@@ -1,5 +1,8 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The SQL text of the job store; the same on H2 and PostgreSQL. Parameter order is documented per statement and
  * matched by {@link JobRowMapper}.
@@ -47,8 +50,29 @@ final class JobSql {
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_job WHERE id = ANY(?)";
 
-    /** Parameters: afterId, limit. */
-    static final String SELECT_PAGE = "SELECT " + COLUMNS + " FROM tw_job WHERE id > ? ORDER BY id LIMIT ?";
+    /** The escape character of {@link #selectByName}'s pattern. */
+    static final char LIKE_ESCAPE = '\\';
+
+    /**
+     * A page of jobs in (name, id) order, served by the (name, id) index in order. Parameters: the LIKE pattern (if
+     * {@code filtered}; escaped with {@link #LIKE_ESCAPE}), then (if {@code afterCursor}) cursor name three times and
+     * cursor id, then limit. Keyset paging: rows strictly after (cursor name, cursor id); the redundant
+     * {@code name >= cursor name} gives the index range its lower bound, as in {@link #SELECT_DUE_AFTER}. The name
+     * filter is {@code LOWER(name) LIKE LOWER(pattern)}: case-insensitive on both databases the same way, and no index
+     * can serve a substring anyway, so the walk in index order filters on the way.
+     */
+    static String selectByName(boolean filtered, boolean afterCursor) {
+        List<String> conditions = new ArrayList<>();
+        if (filtered) {
+            conditions.add("LOWER(name) LIKE LOWER(?) ESCAPE '" + LIKE_ESCAPE + "'");
+        }
+        if (afterCursor) {
+            conditions.add("name >= ? AND (name > ? OR (name = ? AND id > ?))");
+        }
+        return "SELECT " + COLUMNS + " FROM tw_job"
+                + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions))
+                + " ORDER BY name, id LIMIT ?";
+    }
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_job WHERE id = ANY(?)";

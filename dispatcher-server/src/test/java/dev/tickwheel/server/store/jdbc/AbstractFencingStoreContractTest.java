@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -143,6 +144,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         assertFalse(settle.call.test(a.instances(), claimed.id()));
 
         assertEquals(claimed, a.instances().get(claimed.id()).orElseThrow());
+        assertEquals(List.of(Attempt.Outcome.DISPATCHING), outcomes(claimed.id()), "no attempt recorded");
     }
 
     @ParameterizedTest
@@ -152,6 +154,13 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         leaseClock.advance(TTL.plusSeconds(30));
 
         assertTrue(settle.call.test(a.instances(), claimed.id()));
+        if (settle == Settle.RETRY) {
+            assertEquals(List.of(Attempt.Outcome.RETRIED), outcomes(claimed.id()), "the retry recorded its attempt");
+        }
+    }
+
+    private List<Attempt.Outcome> outcomes(long instanceId) {
+        return a.instances().history(instanceId).orElseThrow().attempts().stream().map(Attempt::outcome).toList();
     }
 
     @ParameterizedTest
@@ -228,6 +237,9 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         Instance reclaimed = b.instances().claimBatch(List.of(claimed.id()), T0).get(0);
         assertEquals(1, reclaimed.attempt(), "the same attempt, so the same Idempotency-Key");
         assertEquals(2, reclaimed.claimEpoch());
+        List<Attempt> attempts = b.instances().history(claimed.id()).orElseThrow().attempts();
+        assertEquals(List.of(1), attempts.stream().map(Attempt::attempt).toList(), "the release recorded nothing");
+        assertEquals(2, attempts.get(0).claimEpoch(), "the attempt is the new owner's claim");
         assertFalse(a.instances().release(claimed.id()), "the old claimant cannot settle the new claim");
     }
 

@@ -8,8 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -20,8 +23,10 @@ import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.DuplicateIdException;
+import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
+import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.server.store.Shards;
@@ -261,7 +266,7 @@ abstract class AbstractStoreContractTest {
         List<Job> inserted = jobs.insertAll(batch);
 
         assertEquals(batch.stream().map(NewJob::id).toList(), inserted.stream().map(Job::id).toList());
-        assertEquals(50, jobs.list(0, 100).items().size());
+        assertEquals(50, jobs.search(null, null, 100).items().size());
     }
 
     @Test
@@ -338,44 +343,113 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void list_pagedByIdCursor_visitsEveryJobOnceInIdOrder() {
-        List<Long> inserted = IntStream.range(0, 25).mapToObj(i -> insertJob(START).id()).toList();
+    void search_pagedByCursor_visitsEveryJobOnceInNameThenIdOrder() {
+        List<String> names = List.of("gamma", "alpha", "beta");
+        List<Job> inserted = IntStream.range(0, 25).mapToObj(i -> insertNamed(names.get(i % 3))).toList();
+        List<Long> expected = inserted.stream()
+                .sorted(java.util.Comparator.comparing(Job::name).thenComparingLong(Job::id)).map(Job::id).toList();
 
         List<Long> seen = new ArrayList<>();
-        long cursor = 0;
+        JobNameCursor cursor = null;
         int pages = 0;
         while (true) {
-            Page<Job> page = jobs.list(cursor, 10);
+            Page<Job, JobNameCursor> page = jobs.search(null, cursor, 10);
             pages++;
             page.items().forEach(j -> seen.add(j.id()));
             if (!page.hasMore()) {
                 break;
             }
-            cursor = page.nextCursor().getAsLong();
+            cursor = page.nextCursor().orElseThrow();
         }
 
-        assertEquals(inserted, seen);
+        assertEquals(expected, seen);
         assertEquals(3, pages);
     }
 
     @Test
-    void list_exactlyOneFullPage_hasNoNextCursor() {
+    void search_exactlyOneFullPage_hasNoNextCursor() {
         IntStream.range(0, 10).forEach(i -> insertJob(START));
 
-        Page<Job> page = jobs.list(0, 10);
+        Page<Job, JobNameCursor> page = jobs.search("", null, 10);
 
         assertEquals(10, page.items().size());
         assertFalse(page.hasMore());
     }
 
     @Test
+    void search_nameContains_matchesASubstringIgnoringCase() {
+        Job nightlyReport = insertNamed("Nightly Report");
+        Job nightlyBackup = insertNamed("nightly-backup");
+        Job weekly = insertNamed("REPORT weekly");
+        insertNamed("other");
+
+        assertEquals(Set.of(nightlyReport.id(), weekly.id()), searchedIds("report"));
+        assertEquals(Set.of(nightlyReport.id(), nightlyBackup.id()), searchedIds("NIGHTLY"));
+        assertEquals(Set.of(nightlyBackup.id()), searchedIds("y-b"));
+        assertEquals(Set.of(), searchedIds("monthly"));
+    }
+
+    @Test
+    void search_likeMetacharacters_matchOnlyThemselves() {
+        Job percent = insertNamed("50% off");
+        Job noPercent = insertNamed("500 off");
+        Job underscore = insertNamed("a_b");
+        insertNamed("axb");
+        Job backslash = insertNamed("back\\slash");
+        insertNamed("backslash");
+
+        assertEquals(Set.of(percent.id()), searchedIds("%"));
+        assertEquals(Set.of(percent.id()), searchedIds("0%"));
+        assertEquals(Set.of(underscore.id()), searchedIds("_"));
+        assertEquals(Set.of(underscore.id()), searchedIds("A_B"));
+        assertEquals(Set.of(backslash.id()), searchedIds("\\"));
+        assertEquals(Set.of(backslash.id()), searchedIds("k\\s"));
+        assertEquals(Set.of(percent.id(), noPercent.id()), searchedIds(" OFF"));
+    }
+
+    @Test
+    void search_nameFilterWithCursor_pagesThroughTheMatchesOnly() {
+        List<Long> matches = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            matches.add(insertNamed(String.format("match-%02d", i)).id());
+            insertNamed(String.format("skip-%02d", i));
+        }
+
+        List<Long> seen = new ArrayList<>();
+        Page<Job, JobNameCursor> page = jobs.search("MATCH", null, 5);
+        page.items().forEach(j -> seen.add(j.id()));
+        while (page.hasMore()) {
+            page = jobs.search("MATCH", page.nextCursor().orElseThrow(), 5);
+            page.items().forEach(j -> seen.add(j.id()));
+        }
+
+        assertEquals(matches, seen);
+    }
+
+    @Test
     void list_limitOutOfRange_throwsIllegalArgumentNamingLimit() {
-        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> jobs.list(0, 0));
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> jobs.search(null, null, 0));
         IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
                 () -> instances.findWaiting(allShards, null, 0, 10_001));
+        IllegalArgumentException history = assertThrows(IllegalArgumentException.class,
+                () -> instances.listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 10_001));
 
         assertTrue(zero.getMessage().contains("limit") && zero.getMessage().contains(": 0"), zero.getMessage());
         assertTrue(huge.getMessage().contains("10001"), huge.getMessage());
+        assertTrue(history.getMessage().contains("10001"), history.getMessage());
+    }
+
+    private Job insertNamed(String name) {
+        NewJob job = newJob(null);
+        return jobs.insert(new NewJob(job.id(), name, job.schedule(), job.target(), null, true, job.misfirePolicy(),
+                job.retryPolicy(), job.delivery(), null));
+    }
+
+    private Set<Long> searchedIds(String nameContains) {
+        Page<Job, JobNameCursor> page = jobs.search(nameContains, null, 100);
+        assertFalse(page.hasMore());
+        return page.items().stream().map(Job::id).collect(Collectors.toSet());
     }
 
     @Test
@@ -465,7 +539,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
                 null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0), first);
         assertFalse(first.isOnDemand());
-        assertEquals(3, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
+        assertEquals(3, listed(job.id(), InstanceStatus.WAITING).size());
     }
 
     @Test
@@ -477,7 +551,7 @@ abstract class AbstractStoreContractTest {
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(START_MS.plusSeconds(2), jobs.get(job.id()).orElseThrow().nextTriggerTime());
-        assertEquals(0, instances.list(job.id(), null, 0, 10).items().size());
+        assertEquals(0, listed(job.id(), null).size());
     }
 
     @Test
@@ -499,7 +573,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(List.of(again), result.skippedDuplicates());
         assertTrue(instances.get(again.id()).isEmpty());
         assertEquals(List.of(original.id(), next.id()),
-                instances.list(job.id(), null, 0, 10).items().stream().map(Instance::id).toList());
+                listed(job.id(), null).stream().map(Instance::id).toList());
     }
 
     @Test
@@ -510,7 +584,7 @@ abstract class AbstractStoreContractTest {
                 List.of(newInstance(job.id(), START))));
 
         assertEquals(AdvanceResult.LOST, result);
-        assertEquals(0, instances.list(job.id(), null, 0, 10).items().size());
+        assertEquals(0, listed(job.id(), null).size());
     }
 
     @Test
@@ -521,7 +595,7 @@ abstract class AbstractStoreContractTest {
                 List.of(newInstance(ghost, START))));
 
         assertEquals(AdvanceResult.LOST, result);
-        assertEquals(0, instances.list(ghost, null, 0, 10).items().size());
+        assertEquals(0, listed(ghost, null).size());
     }
 
     @Test
@@ -615,7 +689,7 @@ abstract class AbstractStoreContractTest {
 
         Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
 
-        assertEquals(2, instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().size());
+        assertEquals(2, listed(job.id(), InstanceStatus.WAITING).size());
         assertTrue(onDemand.isOnDemand());
     }
 
@@ -870,7 +944,7 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void list_filtersByJobAndStatus_pagesById() {
+    void listLatest_filtersByJobAndStatus_newestFirstPagedById() {
         Job job = insertJob(null);
         Job other = insertJob(null);
         List<Long> jobWaiting = new ArrayList<>();
@@ -880,24 +954,171 @@ abstract class AbstractStoreContractTest {
         }
         long claimed = jobWaiting.remove(3);
         claim(claimed, START);
+        Collections.reverse(jobWaiting);
 
-        assertEquals(jobWaiting, collectPages(after -> instances.list(job.id(), InstanceStatus.WAITING, after, 2)));
-        assertEquals(7, collectPages(after -> instances.list(job.id(), null, after, 3)).size());
+        assertEquals(jobWaiting, collectPages(new InstanceFilter(job.id(), InstanceStatus.WAITING, 0, Long.MAX_VALUE),
+                2));
+        assertEquals(7, collectPages(new InstanceFilter(job.id(), null, 0, Long.MAX_VALUE), 3).size());
         assertEquals(List.of(claimed),
-                collectPages(after -> instances.list(null, InstanceStatus.DISPATCHING, after, 3)));
-        assertEquals(14, collectPages(after -> instances.list(null, null, after, 5)).size());
+                collectPages(new InstanceFilter(null, InstanceStatus.DISPATCHING, 0, Long.MAX_VALUE), 3));
+        assertEquals(List.of(), collectPages(new InstanceFilter(other.id(), InstanceStatus.DISPATCHING, 0,
+                Long.MAX_VALUE), 3));
+        List<Long> all = collectPages(InstanceFilter.ALL, 5);
+        assertEquals(14, all.size());
+        assertEquals(all.stream().sorted(Collections.reverseOrder()).toList(), all, "newest (highest id) first");
+        assertFalse(instances.listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 14).hasMore(), "one full page");
     }
 
-    private static List<Long> collectPages(Function<Long, Page<Instance>> pageAfter) {
+    @Test
+    void listLatest_creationTimeBounds_areIdRangesFromInclusiveToExclusive() {
+        Job job = insertJob(null);
+        Job other = insertJob(null);
+        Instant t0 = Instant.parse("2030-01-01T00:00:00Z");
+        // Six instances created a second apart, alternating jobs, with the ids a generator mints at those times.
         List<Long> ids = new ArrayList<>();
-        long cursor = 0;
+        for (int i = 0; i < 6; i++) {
+            long id = new SnowflakeIdGenerator(3, java.time.Clock.fixed(t0.plusSeconds(i), java.time.ZoneOffset.UTC))
+                    .nextId();
+            ids.add(instances.insertInstance(new NewInstance(id, i % 2 == 0 ? job.id() : other.id(), START, null))
+                    .id());
+        }
+        assertTrue(claim(ids.get(1), START) && claim(ids.get(4), START) && claim(ids.get(5), START));
+        long second1 = SnowflakeIdGenerator.lowestIdAt(t0.plusSeconds(1));
+        long second4 = SnowflakeIdGenerator.lowestIdAt(t0.plusSeconds(4));
+
+        assertEquals(List.of(ids.get(3), ids.get(2), ids.get(1)),
+                collectPages(new InstanceFilter(null, null, second1, second4), 2), "[t0 + 1 s, t0 + 4 s)");
+        assertEquals(List.of(ids.get(4), ids.get(2)),
+                collectPages(new InstanceFilter(job.id(), null, second1, Long.MAX_VALUE), 1), "job, from t0 + 1 s");
+        assertEquals(List.of(ids.get(4), ids.get(1)),
+                collectPages(new InstanceFilter(null, InstanceStatus.DISPATCHING, 0, ids.get(5)), 1),
+                "status, before the last");
+        assertEquals(List.of(ids.get(1)),
+                collectPages(new InstanceFilter(other.id(), InstanceStatus.DISPATCHING, second1, second4), 1),
+                "job, status and both bounds");
+        assertEquals(List.of(), collectPages(new InstanceFilter(null, null, second4, second1), 10), "empty range");
+        assertEquals(List.of(ids.get(2), ids.get(1)),
+                instances.listLatest(new InstanceFilter(null, null, second1, second4), ids.get(3), 10).items()
+                        .stream().map(Instance::id).toList(), "the cursor bound and the filter's, the lower wins");
+    }
+
+    /** Every page of a newest-first listing, {@code limit} at a time, following the cursor. */
+    private List<Long> collectPages(InstanceFilter filter, int limit) {
+        List<Long> ids = new ArrayList<>();
+        long before = Long.MAX_VALUE;
         while (true) {
-            Page<Instance> page = pageAfter.apply(cursor);
+            Page<Instance, Long> page = instances.listLatest(filter, before, limit);
+            assertTrue(page.items().size() <= limit);
             page.items().forEach(i -> ids.add(i.id()));
             if (!page.hasMore()) {
                 return ids;
             }
-            cursor = page.nextCursor().getAsLong();
+            before = page.nextCursor().orElseThrow();
+        }
+    }
+
+    /** Every instance of a job and/or in a status, ascending id (the newest-first listing reversed). */
+    private List<Instance> listed(Long jobId, InstanceStatus status) {
+        List<Instance> all = new ArrayList<>(instances.listLatest(new InstanceFilter(jobId, status, 0,
+                Long.MAX_VALUE), Long.MAX_VALUE, 10_000).items());
+        Collections.reverse(all);
+        return all;
+    }
+
+    // ---------------------------------------------------------------- attempts
+
+    @Test
+    void retry_recordsTheFailedAttempt_andTheHistoryShowsEveryAttempt() {
+        long id = waitingInstance().id(); // due at START_MS
+        Instance first = instances.claimBatch(List.of(id), START_MS.plusMillis(250)).get(0);
+        clock.set(START_MS.plusSeconds(3));
+        assertTrue(instances.retry(id, START_MS.plusSeconds(10), "HTTP 503"));
+        Attempt retried = new Attempt(1, Attempt.Outcome.RETRIED, START_MS.plusMillis(250), START_MS.plusSeconds(3),
+                START_MS, "HTTP 503", first.claimNode(), first.claimEpoch());
+
+        InstanceHistory waiting = instances.history(id).orElseThrow();
+        assertEquals(List.of(retried), waiting.attempts(), "a waiting instance has no current attempt");
+        assertEquals(250L, retried.latenessMs());
+        assertNull(waiting.instance().latenessMs(), "its actual trigger belongs to the retried attempt");
+
+        Instance second = instances.claimBatch(List.of(id), START_MS.plusMillis(10_500)).get(0);
+        Attempt inFlight = new Attempt(2, Attempt.Outcome.DISPATCHING, START_MS.plusMillis(10_500), null,
+                START_MS.plusSeconds(10), null, second.claimNode(), second.claimEpoch());
+        assertEquals(List.of(retried, inFlight), instances.history(id).orElseThrow().attempts());
+        assertEquals(500L, second.latenessMs());
+
+        clock.set(START_MS.plusSeconds(12));
+        assertTrue(succeed(id));
+        Attempt succeeded = new Attempt(2, Attempt.Outcome.SUCCEEDED, START_MS.plusMillis(10_500),
+                START_MS.plusSeconds(12), START_MS.plusSeconds(10), null, second.claimNode(), second.claimEpoch());
+        InstanceHistory done = instances.history(id).orElseThrow();
+        assertEquals(List.of(retried, succeeded), done.attempts());
+        assertEquals(instances.get(id).orElseThrow(), done.instance());
+    }
+
+    @Test
+    void history_failedFinalAttempt_isTheRowAfterTheRetriedOnes() {
+        long id = waitingInstance().id();
+        assertTrue(claim(id, START_MS) && instances.retry(id, START_MS.plusSeconds(1), "first"));
+        assertTrue(claim(id, START_MS.plusSeconds(1)) && instances.retry(id, START_MS.plusSeconds(2), "second"));
+        assertTrue(claim(id, START_MS.plusSeconds(2)) && instances.markFailed(id, "third"));
+
+        List<Attempt> attempts = instances.history(id).orElseThrow().attempts();
+
+        assertEquals(List.of(1, 2, 3), attempts.stream().map(Attempt::attempt).toList());
+        assertEquals(List.of(Attempt.Outcome.RETRIED, Attempt.Outcome.RETRIED, Attempt.Outcome.FAILED),
+                attempts.stream().map(Attempt::outcome).toList());
+        assertEquals(List.of("first", "second", "third"), attempts.stream().map(Attempt::error).toList());
+        assertEquals(List.of(START_MS, START_MS.plusSeconds(1), START_MS.plusSeconds(2)),
+                attempts.stream().map(Attempt::startedAt).toList());
+    }
+
+    @Test
+    void retry_refusedOrReleased_recordsNothing() {
+        long id = waitingInstance().id();
+
+        assertFalse(instances.retry(id, START_MS.plusSeconds(1), "not dispatching"));
+        assertEquals(List.of(), instances.history(id).orElseThrow().attempts(), "never claimed: no attempts");
+
+        assertTrue(claim(id, START_MS) && instances.release(id));
+        assertEquals(List.of(), instances.history(id).orElseThrow().attempts(), "a release is the same attempt");
+        assertTrue(claim(id, START_MS.plusSeconds(1)) && instances.retry(id, START_MS.plusSeconds(2), "boom"));
+        assertFalse(instances.retry(id, START_MS.plusSeconds(3), "twice"), "the retry of a waiting instance");
+        assertEquals(1, attemptRows(id));
+        assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+
+        InstanceHistory cancelled = instances.history(id).orElseThrow();
+        assertEquals(List.of(1), cancelled.attempts().stream().map(Attempt::attempt).toList());
+        assertEquals(START_MS.plusSeconds(1), cancelled.attempts().get(0).startedAt(), "the claim after the release");
+        assertNull(cancelled.instance().latenessMs());
+    }
+
+    @Test
+    void history_unknownInstance_isEmpty() {
+        assertTrue(instances.history(nextId()).isEmpty());
+    }
+
+    @Test
+    void history_instanceDeleted_takesItsAttemptsWithIt() throws Exception {
+        long id = waitingInstance().id();
+        assertTrue(claim(id, START_MS) && instances.retry(id, START_MS.plusSeconds(1), "boom"));
+        try (Connection connection = stores.dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            statement.executeUpdate("DELETE FROM tw_instance WHERE id = " + id);
+        }
+
+        assertEquals(0, attemptRows(id), "ON DELETE CASCADE");
+    }
+
+    private long attemptRows(long instanceId) {
+        try (Connection connection = stores.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery(
+                        "SELECT COUNT(*) FROM tw_attempt WHERE instance_id = " + instanceId)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
         }
     }
 
@@ -1050,7 +1271,7 @@ abstract class AbstractStoreContractTest {
                 START, START.plusSeconds(1), List.of(newInstance(read.id(), START))));
 
         assertFalse(result.advanced());
-        assertEquals(0, instances.list(read.id(), null, 0, 10).items().size());
+        assertEquals(0, listed(read.id(), null).size());
         assertEquals(START_MS, jobs.get(read.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -1078,8 +1299,8 @@ abstract class AbstractStoreContractTest {
 
         assertFalse(instances.createFollowUp(newInstance(disabled.id(), START)));
         assertFalse(instances.createFollowUp(newInstance(restarted.id(), START)));
-        assertEquals(0, instances.list(disabled.id(), null, 0, 10).items().size()
-                + instances.list(restarted.id(), null, 0, 10).items().size());
+        assertEquals(0, listed(disabled.id(), null).size()
+                + listed(restarted.id(), null).size());
     }
 
     @Test
@@ -1155,7 +1376,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(Set.copyOf(ids), wins.keySet());
         assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
         assertEquals(1_000L, instances.countByStatus().get(InstanceStatus.DISPATCHING));
-        assertTrue(instances.list(null, InstanceStatus.DISPATCHING, 0, 1_000).items().stream()
+        assertTrue(listed(null, InstanceStatus.DISPATCHING).stream()
                 .allMatch(i -> i.attempt() == 1));
     }
 
@@ -1176,7 +1397,7 @@ abstract class AbstractStoreContractTest {
 
         assertEquals(Set.copyOf(ids), wins.keySet());
         assertTrue(wins.values().stream().allMatch(n -> n == 1), "an instance was claimed twice: " + wins);
-        assertTrue(instances.list(null, InstanceStatus.DISPATCHING, 0, 1_000).items().stream()
+        assertTrue(listed(null, InstanceStatus.DISPATCHING).stream()
                 .allMatch(i -> i.attempt() == 1));
     }
 
@@ -1235,7 +1456,7 @@ abstract class AbstractStoreContractTest {
 
         for (Job job : raced) {
             assertEquals(1, advances.get(job.id()), "advances of job " + job.id());
-            List<Instance> created = instances.list(job.id(), null, 0, 100).items();
+            List<Instance> created = listed(job.id(), null);
             assertEquals(window.stream().map(t -> Instant.ofEpochMilli(t.toEpochMilli())).toList(),
                     created.stream().map(Instance::scheduledTriggerTime).sorted().toList());
             assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -1263,7 +1484,7 @@ abstract class AbstractStoreContractTest {
 
         for (Job job : doomed) {
             assertTrue(jobs.get(job.id()).isEmpty());
-            assertTrue(instances.list(job.id(), InstanceStatus.WAITING, 0, 10).items().isEmpty(),
+            assertTrue(listed(job.id(), InstanceStatus.WAITING).isEmpty(),
                     "waiting instance left for deleted job " + job.id());
         }
         for (long id : inserted) {
