@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,6 +114,8 @@ class ConsoleBrowserTest {
         assertEquals("1", console.text("dd.attempt"));
         assertTrue(console.text("pre.params").contains("\"run\": 1"), console.text("pre.params"));
         assertTrue(browser.findElements(By.id("cancel-instance")).isEmpty(), "no Cancel on a finished instance");
+        assertEquals(List.of("1 SUCCEEDED"), console.texts("#attempts tbody tr").stream()
+                .map(r -> r.split(" ")[0] + " " + r.split(" ")[1]).toList());
         assertEquals(1, receiver.deliveriesOf(instanceId));
         assertEquals(Boolean.FALSE, console.script("return window.pwned === 1;"));
 
@@ -153,7 +156,11 @@ class ConsoleBrowserTest {
     @Test
     void webhookAnswers500_instanceFails_andItsPageShowsTheError() throws Exception {
         try (FailingWebhook failing = new FailingWebhook("payments backend down")) {
-            String jobId = createJob("charge cards", failing.url());
+            ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"charge cards\", \"schedule\": {\"type\": \"API\"},"
+                    + " \"target\": {\"type\": \"WEBHOOK\", \"url\": \"" + failing.url() + "\"},"
+                    + " \"retry\": {\"maxAttempts\": 2, \"backoffMs\": 50}}");
+            assertEquals(201, created.status(), created.toString());
+            String jobId = created.json().get("id").asText();
             String instanceId = api.post("/api/jobs/" + jobId + "/run", "{}").json().get("instanceId").asText();
 
             console.load("#/instances");
@@ -166,6 +173,13 @@ class ConsoleBrowserTest {
             assertTrue(error.contains("answered HTTP 500"), error);
             assertTrue(error.contains("payments backend down"), error);
             assertEquals(api.get("/api/instances/" + instanceId).json().get("error").asText(), error);
+            // Both attempts, the retried one with its own error.
+            assertEquals(List.of("1", "2"), console.texts("#attempts tbody tr td:first-child"));
+            assertEquals(List.of("RETRIED", "FAILED"), console.texts("#attempts td.outcome"));
+            List<String> attemptErrors = console.texts("#attempts pre.attempt-error");
+            assertEquals(2, attemptErrors.size(), attemptErrors.toString());
+            assertTrue(attemptErrors.stream().allMatch(e -> e.contains("answered HTTP 500")), attemptErrors.toString());
+            assertEquals("2", console.text("dd.attempt"));
         }
     }
 
@@ -217,6 +231,13 @@ class ConsoleBrowserTest {
         console.until(() -> "the status is applied", b -> console.hash().contains("status=SUCCEEDED"));
         console.awaitReady();
         assertTrue(console.hash().contains("from=2026-01-10T12%3A00%3A00.000Z"), console.hash());
+
+        // A range the server refuses: its message next to the input of the parameter it names.
+        console.load("#/instances?from=2026-07-01T00%3A00%3A00.000Z&to=2026-01-01T00%3A00%3A00.000Z");
+        ApiClient.Reply refused = api.get("/api/instances?from=2026-07-01T00:00:00.000Z&to=2026-01-01T00:00:00.000Z");
+        assertEquals(400, refused.status(), refused.toString());
+        assertEquals("from", refused.json().get("field").asText());
+        console.awaitText(".field-error[data-error-for='from']", refused.message());
     }
 
     /** Creates an API-scheduled webhook job through the API and answers its id. */
