@@ -17,6 +17,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -238,6 +239,113 @@ class ConsoleBrowserTest {
         assertEquals(400, refused.status(), refused.toString());
         assertEquals("from", refused.json().get("field").asText());
         console.awaitText(".field-error[data-error-for='from']", refused.message());
+    }
+
+    @Test
+    void jobsPage_searchAsYouType_cursorPaging_andDeleteAfterConfirming() {
+        for (int i = 1; i <= 55; i++) {
+            createJob(String.format("batch %02d", i), receiver.url());
+        }
+        String alpha = createJob("alpha report", receiver.url());
+        console.load("#/jobs");
+        List<String> first = console.texts("#jobs td.job-name");
+        assertEquals(50, first.size());
+        assertEquals("alpha report", first.get(0), "ordered by name");
+        console.click("a.next");
+        console.awaitReady();
+        assertEquals(List.of("batch 50", "batch 51", "batch 52", "batch 53", "batch 54", "batch 55"),
+                console.texts("#jobs td.job-name"));
+        console.click("a.first");
+        console.awaitReady();
+        assertEquals(first, console.texts("#jobs td.job-name"));
+
+        console.type("#job-search", "ALP");
+        console.until(() -> "the search is applied", b -> console.hash().equals("#/jobs?name=ALP"));
+        console.awaitReady();
+        assertEquals(List.of("alpha report"), console.texts("#jobs td.job-name"));
+
+        String row = "#jobs tr[data-job-id='" + alpha + "']";
+        console.click(row + " button.delete");
+        assertEquals(200, api.get("/api/jobs/" + alpha).status(), "nothing is deleted before the confirmation");
+        console.click(row + " button.confirm-delete");
+        console.until(() -> "the row is gone", b -> b.findElements(By.cssSelector(row)).isEmpty());
+        console.awaitTextContaining("#message", "deleted");
+        assertEquals(404, api.get("/api/jobs/" + alpha).status());
+    }
+
+    @Test
+    void editForm_showsTheJob_sendsOnlyFilledFields_andTheSigningSecretWriteOnly() {
+        ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"edit me\", \"schedule\": {\"type\": \"CRON\","
+                + " \"expression\": \"0 0 4 * * ?\", \"zone\": \"Europe/Berlin\"}, \"target\": {\"type\": \"WEBHOOK\","
+                + " \"url\": \"" + receiver.url() + "\"}, \"params\": {\"a\": [1, 2]}, \"retry\": {\"maxAttempts\": 3,"
+                + " \"backoffMs\": 2000}, \"timeoutMs\": 5000, \"maxConcurrent\": 2, \"overLimit\": \"SKIP\"}");
+        assertEquals(201, created.status(), created.toString());
+        String jobId = created.json().get("id").asText();
+        console.load("#/jobs/" + jobId);
+        console.click("a.edit");
+        console.awaitReady();
+        assertEquals("#/jobs/" + jobId + "/edit", console.hash());
+        assertEquals("0 0 4 * * ?", value("schedule.expression"));
+        assertEquals("Europe/Berlin", value("schedule.zone"));
+        assertEquals("3", value("retry.maxAttempts"));
+        assertEquals("2000", value("retry.backoffMs"));
+        assertEquals("5000", value("timeoutMs"));
+        assertEquals("SKIP", value("overLimit"));
+        assertEquals(1, ((Number) console.script("return JSON.parse(document.querySelector(\"[name='params']\").value).a[0];"))
+                .intValue());
+        assertEquals("", value("signingSecret"), "a secret is never shown");
+        console.awaitTextContaining("#signed-state", "signed: ");
+
+        // Record what the form sends (the page is not reloaded, so the spy stays).
+        console.script("window.sentBodies = []; const f = window.fetch; window.fetch = (u, o) => {"
+                + " if (o && o.method === 'PUT') window.sentBodies.push(JSON.parse(o.body)); return f(u, o); };");
+        console.type("input[name='timeoutMs']", "");
+        console.click("#save-job");
+        console.until(() -> "the job page opens", b -> console.hash().equals("#/jobs/" + jobId));
+        console.awaitTextContaining("#message", "saved");
+        Map<?, ?> sent = sentBody(0);
+        assertFalse(sent.containsKey("timeoutMs"), "an emptied input is left out: " + sent);
+        assertFalse(sent.containsKey("signingSecret"), "an empty secret on edit keeps the current one: " + sent);
+        assertFalse(sent.containsKey("retentionDays") || sent.containsKey("alertUrl"), sent.toString());
+        assertEquals(Map.of("type", "CRON", "expression", "0 0 4 * * ?", "zone", "Europe/Berlin"), sent.get("schedule"));
+        JsonNode saved = api.get("/api/jobs/" + jobId).json();
+        assertTrue(saved.get("timeoutMs").isNull(), saved.toString());
+        assertEquals(3, saved.at("/retry/maxAttempts").asInt());
+        assertEquals(2, saved.at("/params/a/1").asInt());
+
+        // "remove secret" sends an empty secret; a typed one goes as typed, with the operations fields.
+        console.click("a.edit");
+        console.awaitReady();
+        console.click("#remove-secret");
+        console.click("#save-job");
+        console.until(() -> "a second body is sent", b -> ((Number) console.script("return window.sentBodies.length;"))
+                .intValue() == 2);
+        assertEquals("", sentBody(1).get("signingSecret"));
+        if (console.hash().endsWith("/edit")) {
+            // A server without the field refuses it by name: the message is at that input.
+            console.awaitTextContaining(".field-error[data-error-for='signingSecret']", "signingSecret");
+        } else {
+            console.click("a.edit");
+            console.awaitReady();
+        }
+        console.type("input[name='signingSecret']", " s3cret ");
+        console.type("input[name='retentionDays']", "30");
+        console.type("input[name='alertUrl']", "https://alerts.example/hook");
+        console.click("#save-job");
+        console.until(() -> "a third body is sent", b -> ((Number) console.script("return window.sentBodies.length;"))
+                .intValue() == 3);
+        Map<?, ?> third = sentBody(2);
+        assertEquals(" s3cret ", third.get("signingSecret"));
+        assertEquals(30L, ((Number) third.get("retentionDays")).longValue());
+        assertEquals("https://alerts.example/hook", third.get("alertUrl"));
+    }
+
+    private String value(String name) {
+        return browser.findElement(By.name(name)).getAttribute("value");
+    }
+
+    private Map<?, ?> sentBody(int index) {
+        return (Map<?, ?>) console.script("return window.sentBodies[" + index + "];");
     }
 
     /** Creates an API-scheduled webhook job through the API and answers its id. */
