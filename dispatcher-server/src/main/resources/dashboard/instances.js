@@ -231,9 +231,7 @@ export async function renderInstance(ctx, query, id) {
     const reply = await call('GET', path);
     if (!ctx.alive()) return;
     if (!reply.ok) {
-      fill(ctx.root, el('h2', {}, 'Instance ' + id), el('p', { class: 'message error' }, messageOf(reply)),
-        el('a', { href: '#/instances' }, 'History'));
-      ctx.ready();
+      ctx.refused('Instance ' + id, messageOf(reply), '#/instances', 'History');
       return;
     }
     const text = JSON.stringify(reply.body);

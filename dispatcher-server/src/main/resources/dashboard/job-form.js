@@ -210,8 +210,7 @@ export async function render(ctx, query, id) {
     const reply = await call('GET', '/api/jobs/' + encodeURIComponent(editing));
     if (!ctx.alive()) return;
     if (!reply.ok) {
-      fill(ctx.root, el('h2', {}, 'Edit job ' + editing), el('p', { class: 'message error' }, messageOf(reply)));
-      ctx.ready();
+      ctx.refused('Edit job ' + editing, messageOf(reply), '#/jobs', 'All jobs');
       return;
     }
     job = reply.body;

@@ -196,9 +196,7 @@ export async function renderJob(ctx, query, id) {
   const reply = await call('GET', '/api/jobs/' + encodeURIComponent(id));
   if (!ctx.alive()) return;
   if (!reply.ok) {
-    fill(ctx.root, el('h2', {}, 'Job ' + id), el('p', { class: 'message error' }, messageOf(reply)),
-      el('a', { href: '#/jobs' }, 'All jobs'));
-    ctx.ready();
+    ctx.refused('Job ' + id, messageOf(reply), '#/jobs', 'All jobs');
     return;
   }
   const details = el('div');

@@ -121,6 +121,13 @@ class ViewContext {
     }
   }
 
+  /** Draws a page that could not be shown: a title, why (the server's message), and a way back. */
+  refused(title, why, backHash, backLabel) {
+    if (!this.shown) return;
+    fill(this.root, el('h2', {}, title), el('p', { class: 'message error' }, why), el('a', { href: backHash }, backLabel));
+    this.ready();
+  }
+
   fail(e) {
     if (!this.shown) return;
     this.root.append(el('p', { class: 'message error' }, String(e && e.message ? e.message : e)));

@@ -26,22 +26,17 @@ class ConsoleAuthBrowserTest {
     Path dir;
 
     private TickwheelApplication app;
-    private WebDriver browser;
+    private ConsolePage console;
 
     @BeforeEach
     void start() throws Exception {
         app = TestServers.start(dir.resolve("store"), TOKEN, false);
-        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), null);
+        console = ConsolePage.start(dir.resolve("chromium-profile"), app.baseUrl(), null);
     }
 
     @AfterEach
-    void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (app != null) {
-            app.close();
-        }
+    void stop() throws Exception {
+        ConsolePage.closeAll(console, app);
     }
 
     @Test
@@ -53,7 +48,7 @@ class ConsoleAuthBrowserTest {
         String jobId = created.json().get("id").asText();
         String row = "#jobs tr[data-job-id='" + jobId + "']";
 
-        ConsolePage console = new ConsolePage(browser, app.baseUrl());
+        WebDriver browser = console.browser();
         console.load("#/jobs");
         assertTrue(browser.findElement(By.id("token-hint")).getText().isEmpty(), "no hint before a refusal");
         console.click(row + " button.toggle");

@@ -40,29 +40,23 @@ class ConsoleBrowserTest {
     @TempDir
     Path dir;
 
-    private TickwheelApplication app;
-    private WebDriver browser;
-    private ConsolePage console;
-    private ApiClient api;
     private final WebhookReceiver receiver = new WebhookReceiver();
+    private TickwheelApplication app;
+    private ApiClient api;
+    private ConsolePage console;
+    private WebDriver browser;
 
     @BeforeEach
     void start() throws Exception {
         app = TestServers.start(dir.resolve("store"), null, false);
         api = new ApiClient(app.baseUrl());
-        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), BROWSER_ZONE);
-        console = new ConsolePage(browser, app.baseUrl());
+        console = ConsolePage.start(dir.resolve("chromium-profile"), app.baseUrl(), BROWSER_ZONE);
+        browser = console.browser();
     }
 
     @AfterEach
-    void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (app != null) {
-            app.close();
-        }
-        receiver.close();
+    void stop() throws Exception {
+        ConsolePage.closeAll(console, app, receiver);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.tickwheel.server.api;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
@@ -13,20 +15,55 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Drives the console in a browser the way an operator does: open a hash route, click, type, read; every wait is on
- * page state (the console sets {@code #view[data-ready]} to the hash it has drawn). Elements that a refresh redraws
- * are looked up again on each try. Not thread-safe: one test's browser.
+ * Drives the console in its own headless Chromium the way an operator does: open a hash route, click, type, read;
+ * every wait is on page state (the console sets {@code #view[data-ready]} to the hash it has drawn). Elements that a
+ * refresh redraws are looked up again on each try. Not thread-safe: one test's browser. {@link #close()} quits it.
  */
-final class ConsolePage {
+final class ConsolePage implements AutoCloseable {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private final WebDriver browser;
     private final String baseUrl;
 
-    ConsolePage(WebDriver browser, String baseUrl) {
+    private ConsolePage(WebDriver browser, String baseUrl) {
         this.browser = browser;
         this.baseUrl = baseUrl;
+    }
+
+    /**
+     * @param profile  an empty directory for the browser's profile
+     * @param baseUrl  the server's base URL
+     * @param timeZone the browser's zone (an IANA id), or null for the machine's
+     */
+    static ConsolePage start(Path profile, String baseUrl, String timeZone) throws IOException {
+        return new ConsolePage(HeadlessChromium.start(profile, timeZone), baseUrl);
+    }
+
+    @Override
+    public void close() {
+        browser.quit();
+    }
+
+    /** Closes each resource that is not null, in order, each even if an earlier one failed (the first failure is thrown). */
+    static void closeAll(AutoCloseable... inOrder) throws Exception {
+        Exception first = null;
+        for (AutoCloseable resource : inOrder) {
+            try {
+                if (resource != null) {
+                    resource.close();
+                }
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     WebDriver browser() {

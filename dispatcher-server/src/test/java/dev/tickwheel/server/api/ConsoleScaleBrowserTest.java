@@ -22,7 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.openqa.selenium.WebDriver;
 
 /**
  * The console at scale: 10 000 jobs and 1 000 000 instances bulk-loaded into the server's H2 store
@@ -45,7 +44,6 @@ class ConsoleScaleBrowserTest {
     Path dir;
 
     private TickwheelApplication app;
-    private WebDriver browser;
     private ConsolePage console;
     private LargeHistory history;
 
@@ -68,18 +66,12 @@ class ConsoleScaleBrowserTest {
         System.out.printf("console scale: loaded %d jobs and %d instances in %d ms%n", JOBS, INSTANCES,
                 (System.nanoTime() - started) / 1_000_000);
         app = TestServers.start(store, null, false);
-        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), null);
-        console = new ConsolePage(browser, app.baseUrl());
+        console = ConsolePage.start(dir.resolve("chromium-profile"), app.baseUrl(), null);
     }
 
     @AfterEach
-    void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (app != null) {
-            app.close();
-        }
+    void stop() throws Exception {
+        ConsolePage.closeAll(console, app);
     }
 
     @Test

@@ -29,24 +29,19 @@ class DashboardBrowserTest {
     Path dir;
 
     private TickwheelApplication app;
-    private WebDriver browser;
     private ConsolePage console;
+    private WebDriver browser;
 
     @BeforeEach
     void start() throws Exception {
         app = TestServers.start(dir.resolve("store"), null, true);
-        browser = HeadlessChromium.start(dir.resolve("chromium-profile"), null);
-        console = new ConsolePage(browser, app.baseUrl());
+        console = ConsolePage.start(dir.resolve("chromium-profile"), app.baseUrl(), null);
+        browser = console.browser();
     }
 
     @AfterEach
-    void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (app != null) {
-            app.close();
-        }
+    void stop() throws Exception {
+        ConsolePage.closeAll(console, app);
     }
 
     @Test
