@@ -100,6 +100,10 @@ function actions(job, { onChange, onDeleted, onRun }) {
 function jobRow(job) {
   rememberJobName(job.id, job.name);
   const row = el('tr', { 'data-job-id': job.id });
+  const runRow = () => {
+    const next = row.nextElementSibling;
+    return next && next.classList.contains('run-row') ? next : null;
+  };
   const draw = (current) => fill(row,
     el('td', { class: 'job-name' }, el('a', { href: jobHash(current.id) }, current.name)),
     el('td', { class: 'schedule' }, scheduleSummary(current.schedule)),
@@ -108,17 +112,19 @@ function jobRow(job) {
     el('td', { class: 'next-trigger' }, timeEl(current.nextTriggerTime)),
     el('td', { class: 'actions' }, actions(current, {
       onChange: draw,
-      onDeleted: () => { row.nextElementSibling?.classList.contains('run-row') && row.nextElementSibling.remove(); row.remove(); },
+      onDeleted: () => {
+        if (runRow()) runRow().remove();
+        row.remove();
+      },
       onRun: () => {
-        const next = row.nextElementSibling;
-        if (next && next.classList.contains('run-row')) {
-          next.remove();
+        if (runRow()) {
+          runRow().remove(); // the button toggles the form
           return;
         }
-        const runRow = el('tr', { class: 'run-row' });
-        runRow.append(el('td', { colspan: 6 }, runForm(current, () => runRow.remove())));
-        row.after(runRow);
-        runRow.querySelector('textarea').focus();
+        const formRow = el('tr', { class: 'run-row' });
+        formRow.append(el('td', { colspan: 6 }, runForm(current, () => formRow.remove())));
+        row.after(formRow);
+        formRow.querySelector('textarea').focus();
       },
     })));
   draw(job);
