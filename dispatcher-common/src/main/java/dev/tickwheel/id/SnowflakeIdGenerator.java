@@ -100,8 +100,8 @@ public final class SnowflakeIdGenerator {
     }
 
     /**
-     * The smallest ID any generator issues in the millisecond of {@code at} (sub-millisecond parts are truncated): every
-     * ID issued in that millisecond or later is at least this, every ID issued before it is smaller. So the IDs issued
+     * The smallest ID any generator issues in the millisecond of {@code at} (sub-millisecond parts are truncated):
+     * every ID issued in that millisecond or later is at least this, every ID issued before it is smaller. So the IDs issued
      * in {@code [from, to)} are exactly those in {@code [lowestIdAt(from), lowestIdAt(to))}, and a query by creation
      * time of rows keyed by these IDs becomes a range of their primary key. Example: 2024-01-01T00:00:00.001Z is
      * {@code 1 << 22} = 4 194 304.

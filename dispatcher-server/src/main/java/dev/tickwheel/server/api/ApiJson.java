@@ -27,9 +27,6 @@ import java.io.IOException;
  */
 public final class ApiJson {
 
-    /** The refusal of a string field holding NUL, as the error message says it. */
-    static final String NO_NUL = "must not contain the NUL character (U+0000)";
-
     private ApiJson() {
     }
 
@@ -60,7 +57,7 @@ public final class ApiJson {
         public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             String value = StringDeserializer.instance.deserialize(p, ctxt);
             if (value != null && value.indexOf('\0') >= 0) {
-                throw JsonMappingException.from(p, NO_NUL);
+                throw JsonMappingException.from(p, "must not contain the NUL character (U+0000)");
             }
             return value;
         }

@@ -125,12 +125,14 @@ final class JobRequestParser {
                     throw ApiException.missingField("target.name");
                 }
                 if (!handlerNames.contains(body.name())) {
-                    throw invalidTarget("target.name", "field 'target.name' names no registered handler: '" + body.name()
+                    throw invalidTarget("target.name", "field 'target.name' names no registered handler: '"
+                            + body.name()
                             + "' (registered: " + handlerNames.stream().sorted().toList() + ")");
                 }
                 return Target.handler(body.name());
             }
-            default -> throw invalidTarget("target.type", "field 'target.type' must be WEBHOOK or HANDLER, got '" + body.type()
+            default -> throw invalidTarget("target.type", "field 'target.type' must be WEBHOOK or HANDLER, got '"
+                    + body.type()
                     + "'");
         }
     }
@@ -147,14 +149,16 @@ final class JobRequestParser {
         try {
             uri = new URI(url);
         } catch (java.net.URISyntaxException e) {
-            throw invalidTarget("target.url", "field 'target.url' is not a valid URI: '" + url + "' (" + e.getReason() + ")");
+            throw invalidTarget("target.url", "field 'target.url' is not a valid URI: '" + url + "' ("
+                    + e.getReason() + ")");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw invalidTarget("target.url", "field 'target.url' must use http or https, got '" + url + "'");
         }
         if (uri.getHost() == null) {
-            throw invalidTarget("target.url", "field 'target.url' must be an absolute URL with a host, got '" + url + "'");
+            throw invalidTarget("target.url", "field 'target.url' must be an absolute URL with a host, got '" + url
+                    + "'");
         }
         return url;
     }

@@ -54,8 +54,8 @@ final class JsonBodyReader {
             return value;
         } catch (UnrecognizedPropertyException e) {
             String field = path(e);
-            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known fields: "
-                    + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
+            throw ApiException.badField("unknown_field", field, "field '" + field + "' is not recognized; known"
+                    + " fields: " + e.getKnownPropertyIds().stream().map(String::valueOf).sorted().collect(Collectors.toList()));
         } catch (InvalidFormatException e) {
             String field = path(e);
             throw ApiException.badField("invalid_field", field, "field '" + field + "' has an invalid value "
@@ -73,13 +73,9 @@ final class JsonBodyReader {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()) + " at line " + lineOf(e) + ", column " + columnOf(e));
         } catch (JsonMappingException e) {
-            // Our own refusals (ApiJson's NUL check) carry a message for people; anything else Jackson says may name
-            // classes, so only the field is named.
             String field = path(e);
-            String problem = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith(ApiJson.NO_NUL)
-                    ? ApiJson.NO_NUL : "has a value of the wrong shape";
             throw ApiException.badField("invalid_field", field.isEmpty() ? null : field,
-                    "field '" + field + "' cannot be read: " + problem);
+                    "field '" + field + "' cannot be read: " + readable(e.getOriginalMessage()));
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: "
                     + firstLine(e.getOriginalMessage()));
@@ -141,6 +137,16 @@ final class JsonBodyReader {
             return "a string";
         }
         return "a JSON " + (type.isRecord() ? "object" : type.getSimpleName());
+    }
+
+    /**
+     * The first line of a Jackson message if it names no Java type: Jackson quotes the types it names in backticks
+     * ({@code Cannot construct instance of `dev.tickwheel...`}), which an API answer must not show. What remains are
+     * our own refusals (ApiJson's NUL check) and limits such as "Numeric value (99999999999) out of range of int".
+     */
+    private static String readable(String message) {
+        String line = firstLine(message);
+        return line.isEmpty() || line.indexOf('`') >= 0 ? "the value has the wrong shape or is out of range" : line;
     }
 
     private static String firstLine(String message) {

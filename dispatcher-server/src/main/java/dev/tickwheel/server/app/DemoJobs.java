@@ -106,7 +106,7 @@ final class DemoJobs {
                     found.add(job);
                 }
             }
-            if (page.nextCursor().isEmpty()) {
+            if (!page.hasMore()) {
                 return found;
             }
             after = page.nextCursor().get();

@@ -43,7 +43,7 @@ public record Attempt(int attempt, Outcome outcome, Instant startedAt, Instant e
         }
     }
 
-    /** How late it started: {@code startedAt - expectedTriggerTime} in milliseconds, or null if the start is unknown. */
+    /** How late it started: {@code startedAt - expectedTriggerTime} in milliseconds; null if the start is unknown. */
     public Long latenessMs() {
         return startedAt == null ? null : startedAt.toEpochMilli() - expectedTriggerTime.toEpochMilli();
     }

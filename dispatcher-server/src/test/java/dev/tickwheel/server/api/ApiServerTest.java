@@ -275,7 +275,7 @@ class ApiServerTest {
         assertClientError(api.get("/api/jobs/abc"), 400, "invalid_id", "'id'", "abc");
         assertClientError(api.get("/api/instances/-5"), 400, "invalid_id", "-5");
         assertClientError(api.get("/api/instances?jobId=x1"), 400, "invalid_id", "jobId", "x1");
-        assertClientError(api.get("/api/instances?cursor=zz"), 400, "invalid_id", "cursor", "zz");
+        assertClientError(api.get("/api/instances?cursor=zz"), 400, "invalid_field", "cursor", "zz");
         assertClientError(api.get("/api/instances?status=DONE"), 400, "invalid_field", "status", "DONE");
         assertClientError(api.get("/api/instances?limit=0"), 400, "invalid_field", "limit", "0");
         assertClientError(api.get("/api/jobs?limit=5000"), 400, "invalid_field", "limit", "5000");

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
@@ -8,10 +9,13 @@ import com.atlassian.oai.validator.model.Request;
 import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.SimpleValidationReportFormat;
 import com.atlassian.oai.validator.report.ValidationReport;
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -85,6 +89,42 @@ class OpenApiResponseValidationTest {
         exchange(client, "POST", "/api/instances/" + instanceId + "/cancel", null, 409);
         exchange(client, "GET", "/api/instances/" + instanceId, null, 200);
         exchange(client, "DELETE", "/api/jobs/" + id, null, 204);
+        assertNoFailures();
+    }
+
+    @Test
+    void historyRoutes_filtersCursorsAndAttempts_answersMatchSpec() {
+        ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
+        String refused = exchange(client, "POST", "/api/jobs", """
+                {"name": "history 50%", "schedule": {"type": "API"}, "retry": {"maxAttempts": 2, "backoffMs": 0},
+                 "target": {"type": "WEBHOOK", "url": "http://127.0.0.1:9/refused"}}""", 201).json().get("id").asText();
+        exchange(client, "POST", "/api/jobs", WEBHOOK_JOB.replace("\"spec\"", "\"history other\""), 201);
+        String failed = exchange(client, "POST", "/api/jobs/" + refused + "/run", null, 201).json()
+                .get("instanceId").asText();
+        String waiting = exchange(client, "POST", "/api/jobs/" + refused + "/run", "{\"delayMs\": 600000}", 201)
+                .json().get("instanceId").asText();
+        Await.until("both attempts of " + failed + " failed", Duration.ofSeconds(20), () -> "FAILED".equals(
+                client.get("/api/instances/" + failed).json().path("status").asText()));
+
+        ApiClient.Reply withAttempts = exchange(client, "GET", "/api/instances/" + failed, null, 200);
+        assertEquals(2, withAttempts.json().get("attempts").size(), withAttempts.toString());
+        exchange(client, "GET", "/api/instances/" + waiting, null, 200);
+        String jobCursor = exchange(client, "GET", "/api/jobs?name=HISTORY&limit=1", null, 200).json()
+                .get("nextCursor").asText();
+        exchange(client, "GET", "/api/jobs?name=HISTORY&limit=1&cursor=" + jobCursor, null, 200);
+        exchange(client, "GET", "/api/jobs?name=50%25", null, 200);
+        String instanceCursor = exchange(client, "GET", "/api/instances?limit=1", null, 200).json()
+                .get("nextCursor").asText();
+        exchange(client, "GET", "/api/instances?limit=1&cursor=" + instanceCursor, null, 200);
+        Instant from = Instant.now().minus(Duration.ofHours(1));
+        exchange(client, "GET", "/api/instances?jobId=" + refused + "&status=failed&from=" + from + "&to="
+                + from.plus(Duration.ofHours(2)) + "&limit=5", null, 200);
+        exchange(client, "GET", "/api/instances?status=WAITING&from=" + from, null, 200);
+        for (String bad : List.of("/api/jobs?cursor=zz", "/api/jobs?name=" + "n".repeat(201),
+                "/api/instances?from=yesterday", "/api/instances?to=never", "/api/instances?cursor=x",
+                "/api/instances?from=2026-11-25T10:00:00Z&to=2026-11-25T09:00:00Z")) {
+            assertFalse(exchange(client, "GET", bad, null, 400).json().get("field").isNull(), bad);
+        }
         assertNoFailures();
     }
 

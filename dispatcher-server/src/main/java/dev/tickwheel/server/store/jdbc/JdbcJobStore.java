@@ -189,7 +189,10 @@ final class JdbcJobStore implements JobStore {
     public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
         QueryLimits.checkPageSize(limit);
         boolean filtered = nameContains != null && !nameContains.isEmpty();
-        List<Job> jobs = runner.autoCommit("search jobs by name", connection -> {
+        // In a transaction for preferIndexOrder: past the first page, PostgreSQL's estimate for the cursor condition
+        // is a few rows, and it then collects every job after the cursor and sorts them, on every page.
+        List<Job> jobs = runner.inTransaction("search jobs by name", connection -> {
+            dialect.preferIndexOrder(connection);
             try (PreparedStatement ps = connection.prepareStatement(JobSql.selectByName(filtered, after != null))) {
                 int i = 1;
                 if (filtered) {

@@ -25,8 +25,8 @@ import java.util.Objects;
  *   <li>Jobs: the j-th job (1-based) was created {@code jobs - j + 1} seconds before {@code from}; its id is the
  *       Snowflake id of that millisecond ({@link SnowflakeIdGenerator#lowestIdAt}, node {@link #NODE}); its name is
  *       {@code <team>-<action>-<j, 5 digits>}, e.g. {@code billing-sync-00042} ({@link #jobName}); every
- *       {@value #UNDERSCORE_EVERY}-th job has {@code _} instead of {@code -} ({@code reports_export_00007}), so a search for
- *       {@code _} must escape it; schedules are FIXED_RATE every minute, enabled, next trigger {@code to}.</li>
+ *       {@value #UNDERSCORE_EVERY}-th job has {@code _} instead of {@code -} ({@code reports_export_00007}), so a
+ *       search for {@code _} must escape it; schedules are FIXED_RATE every minute, enabled, next trigger {@code to}.</li>
  *   <li>Instances: the x-th instance (1-based, ascending id) belongs to job {@code (x - 1) % jobs + 1} and was created
  *       at {@code from + (x - 1) * (to - from) / instances} (milliseconds, rounded down); its id is a Snowflake id of
  *       that millisecond, node {@link #NODE}, sequence {@code (x - 1) % 4096}, so ids grow with x. Every tenth is an
@@ -225,7 +225,8 @@ public record LargeHistory(int jobs, int instances, int waiting, Instant from, I
                 + " SELECT " + id + ", j.id, " + status + ", CASE WHEN " + onDemand + " THEN NULL ELSE " + expected
                 + " END, " + expected + ", " + actual + ", " + attempt + ", " + error + ", " + created
                 + ", COALESCE(" + actual + " + 120, " + created + "), j.shard,"
-                + " CASE WHEN " + claimed + " THEN " + NODE + " ELSE -1 END, CASE WHEN " + claimed + " THEN 1 ELSE 0 END"
+                + " CASE WHEN " + claimed + " THEN " + NODE + " ELSE -1 END,"
+                + " CASE WHEN " + claimed + " THEN 1 ELSE 0 END"
                 + " FROM " + range + " JOIN tw_job j ON j.id = " + jobId;
     }
 
