@@ -322,14 +322,14 @@ class ConsoleBrowserTest {
             console.click("a.edit");
             console.awaitReady();
         }
-        console.type("input[name='signingSecret']", " s3cret ");
+        console.type("input[name='signingSecret']", " a signing secret, 16+ ");
         console.type("input[name='retentionDays']", "30");
         console.type("input[name='alertUrl']", "https://alerts.example/hook");
         console.click("#save-job");
         console.until(() -> "a third body is sent", b -> ((Number) console.script("return window.sentBodies.length;"))
                 .intValue() == 3);
         Map<?, ?> third = sentBody(2);
-        assertEquals(" s3cret ", third.get("signingSecret"));
+        assertEquals(" a signing secret, 16+ ", third.get("signingSecret"));
         assertEquals(30L, ((Number) third.get("retentionDays")).longValue());
         assertEquals("https://alerts.example/hook", third.get("alertUrl"));
     }
