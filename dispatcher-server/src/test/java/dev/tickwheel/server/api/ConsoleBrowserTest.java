@@ -233,6 +233,18 @@ class ConsoleBrowserTest {
         assertEquals(400, refused.status(), refused.toString());
         assertEquals("from", refused.json().get("field").asText());
         console.awaitText(".field-error[data-error-for='from']", refused.message());
+
+        // The job filter takes a name too: one match becomes its id in the hash; none is said at the input.
+        createJob("other job", receiver.url());
+        console.load("#/instances");
+        console.type("input[name='job']", "no such job");
+        console.click("#apply-filters");
+        console.awaitText(".field-error[data-error-for='jobId']", "no job name contains \"no such job\"");
+        console.type("input[name='job']", "filtered");
+        console.click("#apply-filters");
+        console.until(() -> "the job filter is applied", b -> console.hash().equals("#/instances?jobId=" + jobId));
+        console.awaitReady();
+        console.awaitText(".job-filter-name", "filtered");
     }
 
     @Test
