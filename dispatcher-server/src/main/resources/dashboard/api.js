@@ -1,0 +1,100 @@
+// The console's HTTP client: JSON in and out, the bearer token on mutating calls, and what a 400 names.
+'use strict';
+
+const TOKEN_KEY = 'tickwheel-token';
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+const tokenInput = document.getElementById('token');
+const tokenHint = document.getElementById('token-hint');
+tokenInput.value = sessionStorage.getItem(TOKEN_KEY) || '';
+tokenInput.form.addEventListener('submit', (event) => event.preventDefault()); // Enter in the field submits nothing
+tokenInput.addEventListener('input', () => sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()));
+
+function showTokenHint(text) {
+  tokenHint.textContent = text || '';
+  tokenHint.hidden = !text;
+}
+
+/**
+ * Calls the API; never throws. Answers {status, ok, body}: body is the parsed JSON, or {message} for a body that is
+ * not JSON, or null for none. status 0 means the server could not be reached.
+ */
+export async function call(method, path, body) {
+  const headers = {};
+  const mutating = MUTATING.has(method);
+  const token = tokenInput.value.trim();
+  if (mutating && token) headers.Authorization = 'Bearer ' + token;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    return { status: 0, ok: false, body: { error: 'unreachable', message: 'the server did not answer: ' + e.message } };
+  }
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch (e) {
+    parsed = { message: text };
+  }
+  if (mutating) {
+    if (response.status === 401) {
+      showTokenHint(token ? 'this server needs a token: the one given was refused' : 'this server needs a token');
+    } else if (response.ok) {
+      showTokenHint(null);
+    }
+  }
+  return { status: response.status, ok: response.ok, body: parsed };
+}
+
+/** GET that throws on anything but 2xx, with the server's message: for views that cannot render without it. */
+export async function read(path) {
+  const reply = await call('GET', path);
+  if (!reply.ok) throw new Error(messageOf(reply));
+  return reply.body;
+}
+
+/** The text to show for a failed reply. */
+export function messageOf(reply) {
+  const message = reply.body && reply.body.message ? reply.body.message : 'HTTP ' + reply.status;
+  return reply.status === 401 ? message + ' (enter the server\'s token at the top right)' : message;
+}
+
+/**
+ * The request field or query parameter an error is about: the body's "field" when the server sets it, else the name
+ * in "field 'x'" or "query parameter 'x'" in the message; null when neither says.
+ */
+export function errorField(reply) {
+  const body = reply.body || {};
+  if (typeof body.field === 'string' && body.field) return body.field;
+  const match = /(?:field|query parameter) '([^']+)'/.exec(body.message || '');
+  return match ? match[1] : null;
+}
+
+/** "/api/instances" + {status: 'FAILED', jobId: ''} -> "/api/instances?status=FAILED" (empty values left out). */
+export function withQuery(path, params) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== null && value !== undefined && value !== '') query.set(key, value);
+  }
+  const text = query.toString();
+  return text ? path + '?' + text : path;
+}
+
+/** Job names by id, for views whose items carry only a jobId (a server without jobName in instances). */
+const jobNames = new Map();
+
+export async function jobName(jobId) {
+  if (!jobNames.has(jobId)) {
+    jobNames.set(jobId, call('GET', '/api/jobs/' + encodeURIComponent(jobId))
+      .then((reply) => (reply.ok ? reply.body.name : reply.status === 404 ? null : undefined)));
+  }
+  const name = await jobNames.get(jobId);
+  if (name === undefined) jobNames.delete(jobId); // not known yet (server trouble): ask again next time
+  return name;
+}
+
+export function rememberJobName(jobId, name) {
+  jobNames.set(jobId, Promise.resolve(name));
+}

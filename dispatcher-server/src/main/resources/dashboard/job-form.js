@@ -1,0 +1,249 @@
+// #/jobs/new and #/jobs/<id>/edit: every field of the API's JobRequest. Inputs are named by their JSON path
+// ("schedule.expression", "retry.maxAttempts"), which is also what a 400 names, so the server's message is shown next
+// to the input it is about. An empty input is left out of the JSON: the server's default applies.
+'use strict';
+
+import { el, fill, toLocalInput, fromLocalInput } from './dom.js';
+import { call, messageOf, errorField } from './api.js';
+import { go } from './router.js';
+import { numberOrText } from './jobs.js';
+
+const SCHEDULE_TYPES = ['CRON', 'FIXED_RATE', 'FIXED_DELAY', 'ONE_SHOT', 'API'];
+/** Which schedule fields each type takes (every other one must be absent): ScheduleSpec's table. */
+const SCHEDULE_FIELDS = {
+  CRON: ['expression', 'zone'], FIXED_RATE: ['periodMs', 'at'], FIXED_DELAY: ['delayMs'], ONE_SHOT: ['at'], API: [],
+};
+const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'retry.maxAttempts', 'retry.backoffMs',
+  'timeoutMs', 'maxConcurrent', 'retentionDays']);
+
+/** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
+function row(label, input, help) {
+  const field = input.name;
+  return el('div', { class: 'form-row', 'data-field': field },
+    el('label', { for: 'f-' + field }, label),
+    el('div', { class: 'input' }, input, help ? el('div', { class: 'help' }, help) : null,
+      el('div', { class: 'field-error', 'data-error-for': field })));
+}
+
+function text(name, attrs = {}) {
+  return el('input', { id: 'f-' + name, name, autocomplete: 'off', ...attrs });
+}
+
+function number(name, placeholder) {
+  return text(name, { inputmode: 'numeric', placeholder: placeholder || '', size: 14 });
+}
+
+function select(name, options, blankLabel) {
+  return el('select', { id: 'f-' + name, name },
+    blankLabel ? el('option', { value: '' }, blankLabel) : null,
+    options.map((o) => el('option', { value: o }, o)));
+}
+
+function buildForm(editing) {
+  return el('form', { id: 'job-form', novalidate: true },
+    el('div', { id: 'form-error', class: 'message error', hidden: true }),
+    el('fieldset', {}, el('legend', {}, 'Job'),
+      row('name', text('name', { required: true, maxlength: 200, size: 40 })),
+      row('enabled', el('input', { id: 'f-enabled', name: 'enabled', type: 'checkbox', checked: true }))),
+    el('fieldset', {}, el('legend', {}, 'Schedule'),
+      row('type', select('schedule.type', SCHEDULE_TYPES)),
+      row('cron expression', text('schedule.expression', { size: 30, placeholder: '0 0/5 * * * ?' }),
+        'Quartz syntax with seconds: sec min hour day-of-month month day-of-week [year]'),
+      row('time zone', text('schedule.zone', { placeholder: 'UTC', size: 20 })),
+      row('period (ms)', number('schedule.periodMs', 'e.g. 60000')),
+      row('delay after each run (ms)', number('schedule.delayMs', 'e.g. 60000')),
+      row('at', text('schedule.at', { type: 'datetime-local', step: 1 }),
+        'your browser\'s time zone; ONE_SHOT: when; FIXED_RATE: the first trigger (empty: now)')),
+    el('fieldset', {}, el('legend', {}, 'Target'),
+      row('type', select('target.type', ['WEBHOOK', 'HANDLER'])),
+      row('webhook URL', text('target.url', { type: 'url', size: 50, placeholder: 'https://example.com/hook' })),
+      row('handler name', text('target.name', { size: 30 }), 'a handler registered in the server')),
+    el('fieldset', {}, el('legend', {}, 'Parameters'),
+      row('params (JSON)', el('textarea', { id: 'f-params', name: 'params', rows: 4, cols: 50,
+        placeholder: '{"any": "JSON value"}; handed to every instance' }))),
+    el('fieldset', {}, el('legend', {}, 'Delivery'),
+      row('misfire policy', select('misfirePolicy', ['FIRE_ONCE_NOW', 'SKIP', 'FIRE_ALL'], '(default: FIRE_ONCE_NOW)')),
+      row('max attempts', number('retry.maxAttempts', '1 (no retry)')),
+      row('retry backoff (ms)', number('retry.backoffMs', '0')),
+      row('delivery', select('delivery', ['AT_LEAST_ONCE', 'AT_MOST_ONCE'], '(default: AT_LEAST_ONCE)')),
+      row('timeout (ms)', number('timeoutMs', 'server default'), 'whole-call deadline of one attempt'),
+      row('max concurrent', number('maxConcurrent', 'no limit')),
+      row('over the limit', select('overLimit', ['WAIT', 'SKIP'], '(default: WAIT)'), 'only with max concurrent')),
+    el('fieldset', {}, el('legend', {}, 'Operations'),
+      row('retention (days)', number('retentionDays', 'server default'), 'how long finished instances are kept'),
+      row('alert URL', text('alertUrl', { type: 'url', size: 50, placeholder: 'server default' }),
+        'where failure alerts of this job go'),
+      row('signing secret', text('signingSecret', { type: 'password', size: 30, autocomplete: 'new-password',
+        placeholder: editing ? 'empty: keep the current one' : 'none: calls are not signed' }),
+        el('span', {}, el('span', { id: 'signed-state' }),
+          editing ? el('label', { class: 'inline' }, el('input', { type: 'checkbox', id: 'remove-secret' }), ' remove secret') : null))),
+    el('div', { class: 'form-actions' },
+      el('button', { type: 'submit', class: 'primary', id: 'save-job' }, editing ? 'Save' : 'Create'),
+      el('a', { class: 'button', href: editing ? '#/jobs/' + encodeURIComponent(editing) : '#/jobs' }, 'Cancel')));
+}
+
+function input(form, name) {
+  return form.elements.namedItem(name);
+}
+
+/** Shows the schedule and target inputs the chosen types use and hides the rest. */
+function showRelevant(form) {
+  const scheduleType = input(form, 'schedule.type').value;
+  for (const field of ['expression', 'zone', 'periodMs', 'delayMs', 'at']) {
+    form.querySelector('[data-field="schedule.' + field + '"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes(field);
+  }
+  const webhook = input(form, 'target.type').value === 'WEBHOOK';
+  form.querySelector('[data-field="target.url"]').hidden = !webhook;
+  form.querySelector('[data-field="target.name"]').hidden = webhook;
+}
+
+function populate(form, job) {
+  const set = (name, value) => { input(form, name).value = value === null || value === undefined ? '' : String(value); };
+  set('name', job.name);
+  input(form, 'enabled').checked = job.enabled;
+  const s = job.schedule;
+  set('schedule.type', s.type);
+  set('schedule.expression', s.expression);
+  set('schedule.zone', s.zone);
+  set('schedule.periodMs', s.periodMs);
+  set('schedule.delayMs', s.delayMs);
+  set('schedule.at', toLocalInput(s.at));
+  set('target.type', job.target.type);
+  set('target.url', job.target.url);
+  set('target.name', job.target.name);
+  set('params', job.params === null || job.params === undefined ? '' : JSON.stringify(job.params, null, 2));
+  set('misfirePolicy', job.misfirePolicy);
+  set('retry.maxAttempts', job.retry && job.retry.maxAttempts);
+  set('retry.backoffMs', job.retry && job.retry.backoffMs);
+  set('delivery', job.delivery);
+  set('timeoutMs', job.timeoutMs);
+  set('maxConcurrent', job.maxConcurrent);
+  set('overLimit', job.overLimit);
+  set('retentionDays', job.retentionDays);
+  set('alertUrl', job.alertUrl);
+  form.querySelector('#signed-state').textContent = 'signed: ' + (job.signed ? 'yes' : 'no');
+}
+
+/** The form as a JobRequest, empty inputs left out; throws {field, message} for a params text that is not JSON. */
+function requestOf(form, editing) {
+  const value = (name) => input(form, name).value.trim();
+  const put = (target, key, name) => {
+    const raw = value(name);
+    if (raw !== '') target[key] = NUMBER_FIELDS.has(name) ? numberOrText(raw) : raw;
+  };
+  const body = { enabled: input(form, 'enabled').checked };
+  put(body, 'name', 'name');
+  const type = value('schedule.type');
+  const schedule = { type };
+  for (const field of SCHEDULE_FIELDS[type]) {
+    if (field === 'at') {
+      const raw = value('schedule.at');
+      if (raw) schedule.at = fromLocalInput(raw) || raw;
+    } else {
+      put(schedule, field, 'schedule.' + field);
+    }
+  }
+  body.schedule = schedule;
+  const target = { type: value('target.type') };
+  if (target.type === 'WEBHOOK') put(target, 'url', 'target.url'); else put(target, 'name', 'target.name');
+  body.target = target;
+  const params = input(form, 'params').value;
+  if (params.trim()) {
+    try {
+      body.params = JSON.parse(params);
+    } catch (e) {
+      throw { field: 'params', message: 'params is not valid JSON: ' + e.message };
+    }
+  }
+  put(body, 'misfirePolicy', 'misfirePolicy');
+  const retry = {};
+  put(retry, 'maxAttempts', 'retry.maxAttempts');
+  put(retry, 'backoffMs', 'retry.backoffMs');
+  if (Object.keys(retry).length) body.retry = retry;
+  for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'overLimit', 'retentionDays', 'alertUrl']) {
+    put(body, name, name);
+  }
+  const secret = input(form, 'signingSecret').value; // a secret is taken as typed: spaces may be part of it
+  const remove = form.querySelector('#remove-secret');
+  if (secret) body.signingSecret = secret;
+  else if (editing && remove && remove.checked) body.signingSecret = '';
+  return body;
+}
+
+/** The input row an error's field belongs to: itself, else its first sub-field ("schedule" -> "schedule.type"), else its parent's. */
+function errorSlot(form, field) {
+  for (let name = field; name; name = name.includes('.') ? name.slice(0, name.lastIndexOf('.')) : '') {
+    const exact = form.querySelector('[data-error-for="' + CSS.escape(name) + '"]');
+    if (exact) return exact;
+    const child = form.querySelector('[data-error-for^="' + CSS.escape(name + '.') + '"]');
+    if (child) return child;
+  }
+  return null;
+}
+
+function clearErrors(form) {
+  form.querySelectorAll('.field-error').forEach((e) => { e.textContent = ''; });
+  form.querySelectorAll('.form-row.invalid').forEach((e) => e.classList.remove('invalid'));
+  form.querySelector('#form-error').hidden = true;
+}
+
+function showError(form, field, message) {
+  const top = form.querySelector('#form-error');
+  top.textContent = message;
+  top.hidden = false;
+  const slot = field ? errorSlot(form, field) : null;
+  if (slot) {
+    slot.textContent = message;
+    const rowNode = slot.closest('.form-row');
+    rowNode.classList.add('invalid');
+    rowNode.hidden = false;
+    const control = rowNode.querySelector('input, select, textarea');
+    if (control) control.focus();
+  }
+}
+
+export async function render(ctx, query, id) {
+  const editing = id || null;
+  const form = buildForm(editing);
+  let job = null;
+  if (editing) {
+    const reply = await call('GET', '/api/jobs/' + encodeURIComponent(editing));
+    if (!ctx.alive()) return;
+    if (!reply.ok) {
+      ctx.refused('Edit job ' + editing, messageOf(reply), '#/jobs', 'All jobs');
+      return;
+    }
+    job = reply.body;
+    populate(form, job);
+  } else {
+    form.querySelector('#signed-state').textContent = '';
+  }
+  showRelevant(form);
+  input(form, 'schedule.type').addEventListener('change', () => showRelevant(form));
+  input(form, 'target.type').addEventListener('change', () => showRelevant(form));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    let body;
+    try {
+      body = requestOf(form, editing);
+    } catch (problem) {
+      showError(form, problem.field, problem.message);
+      return;
+    }
+    const save = form.querySelector('#save-job');
+    save.disabled = true;
+    const reply = editing ? await call('PUT', '/api/jobs/' + encodeURIComponent(editing), body)
+      : await call('POST', '/api/jobs', body);
+    save.disabled = false;
+    if (!ctx.alive()) return;
+    if (reply.ok) {
+      go('#/jobs/' + encodeURIComponent(reply.body.id), { message: 'job "' + reply.body.name + '" ' + (editing ? 'saved' : 'created') });
+    } else {
+      showError(form, reply.status === 400 ? errorField(reply) : null, messageOf(reply));
+    }
+  });
+  fill(ctx.root, el('h2', {}, editing ? 'Edit job "' + job.name + '"' : 'New job'), form);
+  ctx.ready();
+  input(form, 'name').focus();
+}

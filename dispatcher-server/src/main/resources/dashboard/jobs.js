@@ -1,0 +1,259 @@
+// #/jobs (the list: search by name, cursor paging, per-row actions) and #/jobs/<id> (one job, its actions and its
+// latest instances). Actions: enable/disable, edit, delete (asks to confirm), run now with params and a delay.
+'use strict';
+
+import { el, fill, timeEl, scheduleSummary, targetSummary, jsonText, durationText, statusEl } from './dom.js';
+import { call, read, messageOf, errorField, withQuery, rememberJobName } from './api.js';
+import { go, notify } from './router.js';
+
+const PAGE_SIZE = 50;
+const SEARCH_DEBOUNCE_MS = 250;
+
+function jobHash(id, suffix = '') {
+  return '#/jobs/' + encodeURIComponent(id) + suffix;
+}
+
+/** The run-now form: params (any JSON, empty = the job's own) and a delay; shows a link to the new instance. */
+function runForm(job, onClose) {
+  const params = el('textarea', { name: 'params', rows: 3, placeholder: 'JSON, e.g. {"to": "ops"}; empty: the job\'s params' });
+  const delay = el('input', { name: 'delayMs', inputmode: 'numeric', placeholder: '0 = now', size: 12 });
+  const errors = {
+    params: el('span', { class: 'field-error', 'data-error-for': 'params' }),
+    delayMs: el('span', { class: 'field-error', 'data-error-for': 'delayMs' }),
+  };
+  const result = el('div', { class: 'run-result' });
+  const form = el('form', { class: 'run-form', 'data-job-id': job.id },
+    el('label', {}, 'params ', params, errors.params),
+    el('label', {}, 'delay (ms) ', delay, errors.delayMs),
+    el('button', { type: 'submit', class: 'primary run-submit' }, 'Run'),
+    onClose ? el('button', { type: 'button', class: 'run-close', onclick: onClose }, 'Close') : null,
+    result);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    Object.values(errors).forEach((e) => { e.textContent = ''; });
+    fill(result);
+    const body = {};
+    if (params.value.trim()) {
+      try {
+        body.params = JSON.parse(params.value);
+      } catch (e) {
+        errors.params.textContent = 'not valid JSON: ' + e.message;
+        return;
+      }
+    }
+    if (delay.value.trim()) body.delayMs = numberOrText(delay.value);
+    const reply = await call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/run', body);
+    if (reply.ok) {
+      fill(result, 'instance ', el('a', { class: 'instance-link', href: '#/instances/' + encodeURIComponent(reply.body.instanceId) },
+        reply.body.instanceId), ' due ', timeEl(reply.body.expectedTriggerTime));
+      result.className = 'run-result ok';
+    } else {
+      const field = errorField(reply);
+      if (field && errors[field]) errors[field].textContent = reply.body.message;
+      fill(result, messageOf(reply));
+      result.className = 'run-result error';
+    }
+  });
+  return form;
+}
+
+/** "12" -> 12; anything that is not a safe integer goes as typed, for the server to refuse with its field name. */
+export function numberOrText(raw) {
+  const text = raw.trim();
+  return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
+}
+
+/** Buttons acting on one job; onChange(job) after enable/disable, onDeleted() after a delete. */
+function actions(job, { onChange, onDeleted, onRun }) {
+  const action = job.enabled ? 'disable' : 'enable';
+  const toggle = el('button', { type: 'button', class: 'toggle', onclick: async () => {
+    const reply = await call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/' + action);
+    if (reply.ok) {
+      notify('job "' + reply.body.name + '" ' + action + 'd', 'ok');
+      onChange(reply.body);
+    } else {
+      notify(action + ' failed: ' + messageOf(reply), 'error');
+    }
+  } }, action);
+  const remove = el('span', { class: 'delete-box' });
+  const askDelete = () => fill(remove,
+    el('button', { type: 'button', class: 'confirm-delete danger', onclick: async () => {
+      const reply = await call('DELETE', '/api/jobs/' + encodeURIComponent(job.id));
+      if (reply.ok) {
+        notify('job "' + job.name + '" deleted; its waiting instances were cancelled', 'ok');
+        onDeleted();
+      } else {
+        notify('delete failed: ' + messageOf(reply), 'error');
+        showDelete();
+      }
+    } }, 'delete "' + job.name + '"?'),
+    el('button', { type: 'button', class: 'keep', onclick: () => showDelete() }, 'keep'));
+  const showDelete = () => fill(remove, el('button', { type: 'button', class: 'delete', onclick: askDelete }, 'delete'));
+  showDelete();
+  return [toggle,
+    el('a', { class: 'button edit', href: jobHash(job.id, '/edit') }, 'edit'),
+    el('button', { type: 'button', class: 'run', onclick: onRun }, 'run now…'),
+    el('a', { class: 'button history', href: withQuery('#/instances', { jobId: job.id }) }, 'history'),
+    remove];
+}
+
+function jobRow(job) {
+  rememberJobName(job.id, job.name);
+  const row = el('tr', { 'data-job-id': job.id });
+  const runRow = () => {
+    const next = row.nextElementSibling;
+    return next && next.classList.contains('run-row') ? next : null;
+  };
+  const draw = (current) => fill(row,
+    el('td', { class: 'job-name' }, el('a', { href: jobHash(current.id) }, current.name)),
+    el('td', { class: 'schedule' }, scheduleSummary(current.schedule)),
+    el('td', { class: 'target' }, targetSummary(current.target)),
+    el('td', { class: 'job-enabled ' + (current.enabled ? 'yes' : 'no') }, current.enabled ? 'yes' : 'no'),
+    el('td', { class: 'next-trigger' }, timeEl(current.nextTriggerTime)),
+    el('td', { class: 'actions' }, actions(current, {
+      onChange: draw,
+      onDeleted: () => {
+        if (runRow()) runRow().remove();
+        row.remove();
+      },
+      onRun: () => {
+        if (runRow()) {
+          runRow().remove(); // the button toggles the form
+          return;
+        }
+        const formRow = el('tr', { class: 'run-row' });
+        formRow.append(el('td', { colspan: 6 }, runForm(current, () => formRow.remove())));
+        row.after(formRow);
+        formRow.querySelector('textarea').focus();
+      },
+    })));
+  draw(job);
+  return row;
+}
+
+export async function renderList(ctx, query) {
+  const search = el('input', { id: 'job-search', type: 'search', name: 'name', value: query.name || '',
+    placeholder: 'name contains…', autocomplete: 'off' });
+  const tbody = el('tbody');
+  const paging = el('div', { class: 'paging' });
+  const summary = el('span', { class: 'muted' });
+  fill(ctx.root,
+    el('div', { class: 'toolbar' },
+      el('h2', {}, 'Jobs'),
+      el('form', { class: 'search', role: 'search', onsubmit: (e) => { e.preventDefault(); searchNow(); } },
+        search, el('button', { type: 'submit' }, 'Search')),
+      el('a', { class: 'button primary', id: 'new-job', href: '#/jobs/new' }, 'New job')),
+    el('table', { id: 'jobs' },
+      el('thead', {}, el('tr', {}, ['name', 'schedule', 'target', 'enabled', 'next trigger', ''].map((h) => el('th', {}, h)))),
+      tbody),
+    el('div', { class: 'table-footer' }, summary, paging));
+
+  let shownName = query.name || '';
+  let sequence = 0;
+  async function load(name, cursor) {
+    const mine = ++sequence;
+    const page = await read(withQuery('/api/jobs', { name, cursor, limit: PAGE_SIZE }));
+    if (!ctx.alive() || mine !== sequence) return;
+    fill(tbody, page.items.length ? page.items.map(jobRow)
+      : el('tr', { class: 'empty' }, el('td', { colspan: 6 }, name ? 'No job name contains "' + name + '".' : 'No jobs yet.')));
+    summary.textContent = page.items.length + (page.items.length === 1 ? ' job' : ' jobs') + (cursor ? ' on this page' : '')
+      + (page.nextCursor ? ', more on the next page' : '');
+    fill(paging,
+      cursor ? el('a', { class: 'button first', href: withQuery('#/jobs', { name }) }, 'First') : null,
+      page.nextCursor ? el('a', { class: 'button next', href: withQuery('#/jobs', { name, cursor: page.nextCursor }) }, 'Next') : null);
+    ctx.ready();
+  }
+
+  // Typing searches as it goes (debounced) and rewrites the hash in place, so a link reproduces the view.
+  let timer = null;
+  function searchNow() {
+    clearTimeout(timer);
+    const name = search.value.trim();
+    if (name === shownName) return;
+    shownName = name;
+    const hash = withQuery('#/jobs', { name });
+    history.replaceState(null, '', hash);
+    ctx.hash = hash;
+    load(name, null).catch((e) => ctx.fail(e));
+  }
+  search.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(searchNow, SEARCH_DEBOUNCE_MS);
+  });
+  await load(query.name || '', query.cursor || null);
+  if (query.name) search.focus();
+}
+
+function definitionList(pairs) {
+  return el('dl', { class: 'fields' }, pairs.filter(([, value]) => value !== undefined).map(([term, value, cls]) => [
+    el('dt', {}, term), el('dd', { class: cls || null }, value === null || value === '' ? el('span', { class: 'muted' }, '—') : value)]));
+}
+
+function scheduleDetails(s) {
+  const parts = [s.type];
+  if (s.expression) parts.push('expression ' + s.expression);
+  if (s.zone) parts.push('zone ' + s.zone);
+  if (s.periodMs != null) parts.push('period ' + s.periodMs + ' ms');
+  if (s.delayMs != null) parts.push('delay ' + s.delayMs + ' ms');
+  return el('span', {}, parts.join(', '), s.at ? [', at ', timeEl(s.at)] : null);
+}
+
+export async function renderJob(ctx, query, id) {
+  const reply = await call('GET', '/api/jobs/' + encodeURIComponent(id));
+  if (!ctx.alive()) return;
+  if (!reply.ok) {
+    ctx.refused('Job ' + id, messageOf(reply), '#/jobs', 'All jobs');
+    return;
+  }
+  const details = el('div');
+  const runBox = el('div', { class: 'run-box' });
+  const recent = el('tbody');
+  const draw = (job) => {
+    rememberJobName(job.id, job.name);
+    const toggleRun = () => (runBox.firstChild ? fill(runBox) : fill(runBox, runForm(job, () => fill(runBox))));
+    fill(details,
+      el('div', { class: 'toolbar' }, el('h2', { id: 'job-title' }, job.name),
+        el('span', { class: 'actions' }, actions(job, {
+          onChange: draw, onDeleted: () => go('#/jobs', { message: 'job "' + job.name + '" deleted' }), onRun: toggleRun }))),
+      definitionList([
+        ['id', job.id],
+        ['enabled', job.enabled ? 'yes' : 'no', 'job-enabled'],
+        ['schedule', scheduleDetails(job.schedule)],
+        ['summary', scheduleSummary(job.schedule)],
+        ['next trigger', timeEl(job.nextTriggerTime)],
+        ['target', job.target.type + ' ' + targetSummary(job.target).replace(/^handler /, '')],
+        ['params', job.params == null ? null : el('pre', {}, jsonText(job.params))],
+        ['misfire policy', job.misfirePolicy],
+        ['retry', job.retry ? job.retry.maxAttempts + ' attempts, ' + durationText(job.retry.backoffMs) + ' apart' : null],
+        ['delivery', job.delivery],
+        ['timeout', job.timeoutMs == null ? 'server default' : job.timeoutMs + ' ms'],
+        ['max concurrent', job.maxConcurrent == null ? 'no limit' : job.maxConcurrent + (job.overLimit ? ', over the limit: ' + job.overLimit : '')],
+        ['retention', 'retentionDays' in job ? (job.retentionDays == null ? 'server default' : job.retentionDays + ' days') : undefined],
+        ['alert URL', 'alertUrl' in job ? job.alertUrl : undefined],
+        ['signed', 'signed' in job ? (job.signed ? 'yes' : 'no') : undefined, 'job-signed'],
+        ['created', timeEl(job.createdAt)],
+        ['updated', timeEl(job.updatedAt)],
+      ]));
+  };
+  draw(reply.body);
+  const job = reply.body;
+  fill(ctx.root, details, runBox,
+    el('section', {}, el('div', { class: 'toolbar' }, el('h2', {}, 'Latest instances'),
+      el('a', { class: 'button', href: withQuery('#/instances', { jobId: job.id }) }, 'full history')),
+    el('table', { id: 'job-instances' }, el('thead', {}, el('tr', {},
+      ['id', 'status', 'expected', 'actual', 'attempt'].map((h) => el('th', {}, h)))), recent)));
+  if (query.run) fill(runBox, runForm(job, () => fill(runBox)));
+
+  async function loadRecent() {
+    const page = await read(withQuery('/api/instances', { jobId: job.id, limit: 10 }));
+    if (!ctx.alive()) return;
+    fill(recent, page.items.length ? page.items.map((i) => el('tr', { 'data-instance-id': i.id },
+      el('td', {}, el('a', { href: '#/instances/' + encodeURIComponent(i.id) }, i.id)),
+      el('td', { class: 'status' }, statusEl(i.status)), el('td', {}, timeEl(i.expectedTriggerTime)),
+      el('td', {}, timeEl(i.actualTriggerTime)), el('td', {}, i.attempt)))
+      : el('tr', { class: 'empty' }, el('td', { colspan: 5 }, 'No instances yet.')));
+  }
+  await loadRecent();
+  ctx.ready();
+  ctx.every(2000, loadRecent);
+}
