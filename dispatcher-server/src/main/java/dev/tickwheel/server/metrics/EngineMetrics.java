@@ -76,7 +76,7 @@ public final class EngineMetrics {
                         e -> e.loaderTotalTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("time spent in loader passes").register(registry);
         bindCluster(registry, engine.leases());
-        RetentionMetrics.bind(registry, engine::retentionStats);
+        RetentionMetrics.bind(registry, engine, TickwheelServer::retentionStats);
     }
 
     private static void bindCluster(MeterRegistry registry, LeaseKeeper leases) {
