@@ -192,8 +192,8 @@ public final class InstanceLoader {
         }
         if (planned.droppedMissed() > 0) {
             // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
-            // The earliest missed trigger is the job's next trigger time this plan started from.
             listener.misfiresDropped(planned.job().misfirePolicy(), planned.droppedMissed());
+            // The earliest missed trigger is the job's next trigger time this plan started from.
             failures.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
         }
         if (arm) {

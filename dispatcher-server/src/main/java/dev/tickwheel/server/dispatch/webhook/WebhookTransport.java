@@ -8,6 +8,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -96,7 +97,7 @@ public final class WebhookTransport implements AutoCloseable {
      *                   so that two transports (instance calls, alerts) tell apart in a thread dump
      */
     public WebhookTransport(TransportSettings settings, WebhookSigner signer, String threadRole) {
-        this.signer = java.util.Objects.requireNonNull(signer, "signer");
+        this.signer = Objects.requireNonNull(signer, "signer");
         pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
                 .setConnPoolPolicy(PoolReusePolicy.LIFO)
