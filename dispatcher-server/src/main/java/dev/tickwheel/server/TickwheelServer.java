@@ -235,14 +235,15 @@ public final class TickwheelServer implements AutoCloseable {
             alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()), "alert");
             alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
                     config.alertListener());
+            DispatchListener listener = DispatchListener.both(config.listener(), alerter);
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
             dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
-                    config.listener(), alerter, followUp, config.maxCallsInFlight(), config.callTimeout());
+                    listener, followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
             loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE, config.listener(), alerter);
+                    InstanceLoader.DEFAULT_PAGE_SIZE, listener);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -257,9 +258,9 @@ public final class TickwheelServer implements AutoCloseable {
             }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold(), config.listener(), alerter),
+                            config.misfireThreshold(), listener),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
-                            cluster.singleProcess(), alerter),
+                            cluster.singleProcess(), listener),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
             instanceService = new InstanceService(instances, jobs, owner);

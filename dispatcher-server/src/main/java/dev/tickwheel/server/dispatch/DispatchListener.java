@@ -1,11 +1,17 @@
 package dev.tickwheel.server.dispatch;
 
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.TargetType;
-import dev.tickwheel.time.MisfirePolicy;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
- * Told about each dispatch outcome (metrics). Methods must be quick and must not throw.
+ * Told about each dispatch outcome: the metrics, and the failure alerts
+ * ({@code dev.tickwheel.server.dispatch.alert.Alerter}). Each event is told once, by the member that wrote it to the
+ * store (the owner of the job's shard), after the write. Methods are called on the engine's own threads (the outcome
+ * thread, the loader thread): they must be quick, must not block and must not throw.
  *
  * <p>Implementations are thread-safe.
  */
@@ -14,16 +20,81 @@ public interface DispatchListener {
     DispatchListener NONE = new DispatchListener() {
     };
 
+    /** Tells {@code first}, then {@code second}, every event. */
+    static DispatchListener both(DispatchListener first, DispatchListener second) {
+        return new DispatchListener() {
+            @Override
+            public void fired(Duration lateness) {
+                first.fired(lateness);
+                second.fired(lateness);
+            }
+
+            @Override
+            public void misfiresDropped(Job job, int count, Instant firstMissed) {
+                first.misfiresDropped(job, count, firstMissed);
+                second.misfiresDropped(job, count, firstMissed);
+            }
+
+            @Override
+            public void claimLost() {
+                first.claimLost();
+                second.claimLost();
+            }
+
+            @Override
+            public void skipped() {
+                first.skipped();
+                second.skipped();
+            }
+
+            @Override
+            public void callEnded(long jobId, boolean ok, Duration duration) {
+                first.callEnded(jobId, ok, duration);
+                second.callEnded(jobId, ok, duration);
+            }
+
+            @Override
+            public void succeeded(TargetType type) {
+                first.succeeded(type);
+                second.succeeded(type);
+            }
+
+            @Override
+            public void failed(TargetType type) {
+                first.failed(type);
+                second.failed(type);
+            }
+
+            @Override
+            public void retried(TargetType type) {
+                first.retried(type);
+                second.retried(type);
+            }
+
+            @Override
+            public void instanceEnded(Job job, Instance instance, InstanceStatus status, String error) {
+                first.instanceEnded(job, instance, status, error);
+                second.instanceEnded(job, instance, status, error);
+            }
+
+            @Override
+            public void fenced(String what) {
+                first.fenced(what);
+                second.fenced(what);
+            }
+        };
+    }
+
     /** The instance was fired: {@code lateness} is actual minus expected trigger time. */
     default void fired(Duration lateness) {
     }
 
     /**
-     * A job's misfire policy dropped {@code count} missed triggers: the loader created no instance for them, or a
-     * shard's recovery cancelled theirs. They never fire, so they never reach {@link #fired}: a downtime shows here,
-     * not as lateness.
+     * {@code job}'s misfire policy ({@link Job#misfirePolicy()}) dropped {@code count} missed triggers, the earliest
+     * due at {@code firstMissed}: the loader created no instance for them, or a shard's recovery cancelled theirs.
+     * They never fire, so they never reach {@link #fired}: a downtime shows here, not as lateness.
      */
-    default void misfiresDropped(MisfirePolicy policy, int count) {
+    default void misfiresDropped(Job job, int count, Instant firstMissed) {
     }
 
     /** The claim lost: the instance was cancelled or already claimed. */
@@ -49,6 +120,15 @@ public interface DispatchListener {
     }
 
     default void retried(TargetType type) {
+    }
+
+    /**
+     * An instance of {@code job} ended: {@link InstanceStatus#FAILED} (its last attempt failed, {@code error} says
+     * why) or {@link InstanceStatus#INTERRUPTED} (an AT_MOST_ONCE call cut by a stopped server).
+     *
+     * @param instance the instance as its last attempt was claimed (its attempt number and trigger time)
+     */
+    default void instanceEnded(Job job, Instance instance, InstanceStatus status, String error) {
     }
 
     /**

@@ -82,7 +82,6 @@ public final class InstanceDispatcher implements AutoCloseable {
     private final InstanceTimeWheelService wheel;
     private final Clock clock;
     private final DispatchListener listener;
-    private final FailureListener failures;
     private final CompletionListener completions;
     private final Duration defaultTimeout;
     private final CallSlots slots;
@@ -112,14 +111,12 @@ public final class InstanceDispatcher implements AutoCloseable {
     }
 
     /**
-     * @param failures         told of each instance this member ends FAILED (alerts)
      * @param maxCallsInFlight calls in flight on this server, at most (the per-host limit is the router's)
      * @param defaultTimeout   the whole-call deadline of jobs that set none
      */
     public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, ShardOwnership ownership, TargetRouter targets,
                               InstanceTimeWheelService wheel, Clock clock, DispatchListener listener,
-                              FailureListener failures, CompletionListener completions, int maxCallsInFlight,
-                              Duration defaultTimeout) {
+                              CompletionListener completions, int maxCallsInFlight, Duration defaultTimeout) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
@@ -128,7 +125,6 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.wheel = Objects.requireNonNull(wheel, "wheel");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.failures = Objects.requireNonNull(failures, "failures");
         this.completions = Objects.requireNonNull(completions, "completions");
         this.defaultTimeout = Objects.requireNonNull(defaultTimeout, "defaultTimeout");
         this.slots = new CallSlots(maxCallsInFlight);
@@ -392,9 +388,9 @@ public final class InstanceDispatcher implements AutoCloseable {
             log.warn("instance {} of job {} failed after {} attempt(s): {}", instance.id(), job.id(),
                     instance.attempt(), error);
             try {
-                failures.instanceEnded(job, instance, InstanceStatus.FAILED, error);
+                listener.instanceEnded(job, instance, InstanceStatus.FAILED, error);
             } catch (RuntimeException e) { // a listener must not throw; if one does, the outcome thread goes on
-                log.error("the failure listener threw for instance {}", instance.id(), e);
+                log.error("the dispatch listener threw for instance {}", instance.id(), e);
             }
             outcomes.completed(outcome, clock.instant());
         }

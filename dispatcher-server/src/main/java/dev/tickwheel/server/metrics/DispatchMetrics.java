@@ -1,12 +1,14 @@
 package dev.tickwheel.server.metrics;
 
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.TargetType;
 import dev.tickwheel.time.MisfirePolicy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -129,8 +131,8 @@ public final class DispatchMetrics implements DispatchListener {
     }
 
     @Override
-    public void misfiresDropped(MisfirePolicy policy, int count) {
-        misfires.get(policy).increment(count);
+    public void misfiresDropped(Job job, int count, Instant firstMissed) {
+        misfires.get(job.misfirePolicy()).increment(count);
     }
 
     @Override

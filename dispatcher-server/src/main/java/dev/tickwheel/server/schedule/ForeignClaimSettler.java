@@ -1,6 +1,6 @@
 package dev.tickwheel.server.schedule;
 
-import dev.tickwheel.server.dispatch.FailureListener;
+import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
@@ -44,7 +44,7 @@ public final class ForeignClaimSettler {
     private final InstanceDispatcher dispatcher;
     private final Duration defaultTimeout;
     private final boolean previousOwnersGone;
-    private final FailureListener failures;
+    private final DispatchListener listener;
 
     /** What one pass did. {@code waiting}: foreign claims whose old calls may still run; settled by a later pass. */
     public record Report(int released, int interrupted, int waiting) {
@@ -53,11 +53,11 @@ public final class ForeignClaimSettler {
     /**
      * @param defaultTimeout     the call deadline of jobs that set none
      * @param previousOwnersGone true on a store one process at a time can open: settle without waiting
-     * @param failures           told of each instance this ends INTERRUPTED
+     * @param listener           told of each instance this ends INTERRUPTED (alerts)
      */
     public ForeignClaimSettler(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
-                               Duration defaultTimeout, boolean previousOwnersGone, FailureListener failures) {
-        this.failures = Objects.requireNonNull(failures, "failures");
+                               Duration defaultTimeout, boolean previousOwnersGone, DispatchListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -91,7 +91,7 @@ public final class ForeignClaimSettler {
                             + "); AT_MOST_ONCE: not repeated, the target may or may not have run it";
                     if (instances.interruptForeign(instance.id(), instance.claimEpoch(), reason)) {
                         interrupted++;
-                        failures.instanceEnded(job.get(), instance, InstanceStatus.INTERRUPTED, reason);
+                        listener.instanceEnded(job.get(), instance, InstanceStatus.INTERRUPTED, reason);
                     }
                 } else if (instances.releaseForeign(instance.id(), instance.claimEpoch())) {
                     released++;

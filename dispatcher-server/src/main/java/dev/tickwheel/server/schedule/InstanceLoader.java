@@ -3,7 +3,6 @@ package dev.tickwheel.server.schedule;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
-import dev.tickwheel.server.dispatch.FailureListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
@@ -60,15 +59,13 @@ public final class InstanceLoader {
     private final Duration window;
     private final int pageSize;
     private final DispatchListener listener;
-    private final FailureListener failures;
 
-    /** @param failures told of the missed triggers a misfire policy dropped (alerts) */
+    /** @param listener told of the missed triggers a misfire policy dropped (metrics, alerts) */
     public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
                           SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
-                          DispatchListener listener, FailureListener failures) {
+                          DispatchListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.failures = Objects.requireNonNull(failures, "failures");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -192,9 +189,8 @@ public final class InstanceLoader {
         }
         if (planned.droppedMissed() > 0) {
             // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
-            listener.misfiresDropped(planned.job().misfirePolicy(), planned.droppedMissed());
             // The earliest missed trigger is the job's next trigger time this plan started from.
-            failures.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
+            listener.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
         }
         if (arm) {
             for (NewInstance instance : result.created()) {

@@ -1,7 +1,6 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.server.dispatch.DispatchListener;
-import dev.tickwheel.server.dispatch.FailureListener;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
@@ -60,7 +59,6 @@ public final class ShardRecovery {
     private final Clock clock;
     private final Duration misfireThreshold;
     private final DispatchListener listener;
-    private final FailureListener failures;
 
     /** What a recovery did, for the log line and tests. */
     public record Report(int rearmed, int firedOverdue, int cancelledMisfires) {
@@ -68,9 +66,8 @@ public final class ShardRecovery {
 
     public ShardRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
                            TimeExpressionParser parser, MisfireResolver misfires, Clock clock,
-                           Duration misfireThreshold, DispatchListener listener, FailureListener failures) {
+                           Duration misfireThreshold, DispatchListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.failures = Objects.requireNonNull(failures, "failures");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -128,10 +125,7 @@ public final class ShardRecovery {
                 // Only a job that exists has its missed instances cancelled (toFire keeps an orphan's).
                 int dropped = cancelledOfJob;
                 Instant firstMissed = firstCancelled;
-                jobs.get(entry.getKey()).ifPresent(job -> {
-                    listener.misfiresDropped(job.misfirePolicy(), dropped);
-                    failures.misfiresDropped(job, dropped, firstMissed);
-                });
+                jobs.get(entry.getKey()).ifPresent(job -> listener.misfiresDropped(job, dropped, firstMissed));
                 cancelled += cancelledOfJob;
             }
         }

@@ -100,7 +100,7 @@ class InstanceDispatcherTest {
         JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
         dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
                 WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
-                serverLimit), wheel, clock, DispatchListener.NONE, new FailureListener() {
+                serverLimit), wheel, clock, new DispatchListener() {
                     @Override
                     public void instanceEnded(Job job, Instance instance, InstanceStatus status, String error) {
                         ended.add(instance.id() + " " + status + " " + error);
@@ -363,7 +363,7 @@ class InstanceDispatcherTest {
     }
 
     @Test
-    void failedCall_lastAttempt_endsFailedAndTellsTheFailureListenerOnce() {
+    void failedCall_lastAttempt_endsFailedAndTellsTheDispatchListenerOnce() {
         start(100, 100);
         Job job = webhookJob("a.test", DeliveryPolicy.DEFAULT);
         long id = fireNow(job);

@@ -45,8 +45,7 @@ class InstanceLoaderFailureTest {
         Clock clock = Clock.systemUTC();
         InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(InstanceDispatcher.class),
                 holdingShardZero(), new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
-                new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE,
-                dev.tickwheel.server.dispatch.FailureListener.NONE);
+                new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE);
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (PeriodicTaskScheduler scheduler = new PeriodicTaskScheduler("loader-test", 1,
                 (name, failure) -> reported.add(failure), Duration.ofSeconds(5))) {

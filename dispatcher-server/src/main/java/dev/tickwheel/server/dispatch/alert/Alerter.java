@@ -2,7 +2,7 @@ package dev.tickwheel.server.dispatch.alert;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import dev.tickwheel.concurrent.NamedThreadFactory;
-import dev.tickwheel.server.dispatch.FailureListener;
+import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * <p>Caveats: alerts live in memory only. A crash, or a stop while alerts wait in the queue or for a retry, loses
  * them (a stop counts them as dropped); they are not written to the store and not sent again after a restart.
  */
-public final class Alerter implements FailureListener, AutoCloseable {
+public final class Alerter implements DispatchListener, AutoCloseable {
 
     /** Alerts waiting or being delivered, at most: beyond this, new ones are dropped. */
     public static final int DEFAULT_QUEUE_CAPACITY = 1000;
