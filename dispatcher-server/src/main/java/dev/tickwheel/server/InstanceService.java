@@ -1,8 +1,11 @@
 package dev.tickwheel.server;
 
+import dev.tickwheel.concurrent.GroupCommit;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.CancelResult;
+import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -11,9 +14,12 @@ import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
+import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,16 +28,27 @@ import java.util.Optional;
  *
  * <p>Thread-safe.
  */
-public final class InstanceService {
+public final class InstanceService implements AutoCloseable {
+
+    /** Most instances one {@link #cancelAll} call cancels (one transaction). */
+    public static final int MAX_CANCELS_PER_CALL = 1_000;
+    /** Transactions cancelling single instances at once (group commit). */
+    static final int CANCEL_COMMIT_WRITERS = 2;
 
     private final InstanceStore instances;
     private final JobStore jobs;
     private final ShardOwner owner;
+    private final Clock clock;
+    /** Single cancels from many threads, written together; see {@link GroupCommit}. */
+    private final GroupCommit<Long, CancelResult> cancelCommits;
 
-    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner) {
+    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock) {
         this.instances = instances;
         this.jobs = jobs;
         this.owner = owner;
+        this.clock = clock;
+        this.cancelCommits = new GroupCommit<>("cancel-commit", CANCEL_COMMIT_WRITERS, MAX_CANCELS_PER_CALL,
+                this::cancelTogether);
     }
 
     /**
@@ -40,15 +57,92 @@ public final class InstanceService {
      * cancelled instance is never dispatched, even if its timer fires in the same millisecond: the claim would lose.
      */
     public CancelOutcome cancel(long instanceId) {
-        CancelOutcome outcome = instances.cancel(instanceId);
-        if (outcome == CancelOutcome.CANCELLED) {
+        return cancelOne(instanceId).outcome();
+    }
+
+    /**
+     * {@link #cancel}, with the status the instance was seen in. Concurrent calls share transactions (group commit);
+     * a CANCELLED answer is committed.
+     */
+    public CancelResult cancelOne(long instanceId) {
+        CancelResult result = Committed.await(cancelCommits.submit(instanceId), "cancel of instance " + instanceId);
+        if (result.outcome() == CancelOutcome.CANCELLED) {
             owner.cancelled(instanceId);
+        }
+        return result;
+    }
+
+    /**
+     * Cancels the instance of job {@code jobId} that the caller's {@code key} names, as {@link #cancelOne}.
+     *
+     * @return empty if the key names no stored instance of the job
+     */
+    public Optional<CancelResult> cancelByKey(long jobId, String key) {
+        return instances.findByKey(jobId, key).map(instance -> cancelOne(instance.id()));
+    }
+
+    /**
+     * Cancels up to {@link #MAX_CANCELS_PER_CALL} instances in one transaction: one result per id given, in order (an
+     * id given twice gets the same result twice).
+     *
+     * @throws IllegalArgumentException if there are no ids or too many
+     */
+    public List<CancelResult> cancelAll(List<Long> instanceIds) {
+        if (instanceIds.isEmpty() || instanceIds.size() > MAX_CANCELS_PER_CALL) {
+            throw new IllegalArgumentException("ids must have 1.." + MAX_CANCELS_PER_CALL + " items: "
+                    + instanceIds.size());
+        }
+        List<CancelResult> results = cancelTogether(instanceIds);
+        results.stream().filter(r -> r.outcome() == CancelOutcome.CANCELLED).map(CancelResult::instanceId)
+                .distinct().forEach(owner::cancelled);
+        return results;
+    }
+
+    /** One transaction for many ids, one result per id given (the store answers once per distinct id). */
+    private List<CancelResult> cancelTogether(List<Long> instanceIds) {
+        Map<Long, CancelResult> byId = new HashMap<>();
+        for (CancelResult result : instances.cancelAll(instanceIds)) {
+            byId.put(result.instanceId(), result);
+        }
+        List<CancelResult> results = new ArrayList<>(instanceIds.size());
+        instanceIds.forEach(id -> results.add(byId.get(id)));
+        return results;
+    }
+
+    /**
+     * Moves a waiting instance to a new due time: {@code delayMs} from now, or {@code at} (one already past runs now),
+     * and to new {@code params} if not null (else it keeps its own). Race-free against its firing, on any member: it
+     * runs once, at the old time (the answer is ALREADY_DISPATCHED, or ALREADY_FINISHED once done) or at the new one
+     * (RESCHEDULED), never both and never neither.
+     *
+     * @throws IllegalArgumentException if neither or both of {@code delayMs} and {@code at} are given, or either is
+     *                                  out of range (nothing is written)
+     */
+    public RescheduleOutcome reschedule(long instanceId, Long delayMs, Instant at, String params) {
+        if ((delayMs == null) == (at == null)) {
+            throw new IllegalArgumentException("give exactly one of delayMs and at");
+        }
+        Instant dueAt = new RunSpec(null, delayMs, at, params).dueAt(clock.instant());
+        RescheduleOutcome outcome = instances.reschedule(instanceId, dueAt, params != null, params);
+        if (outcome.outcome() == RescheduleOutcome.Kind.RESCHEDULED) {
+            owner.rescheduled(outcome.instance());
         }
         return outcome;
     }
 
+    /** Stops taking single cancels; those queued are written first, for up to 10 s. Idempotent. */
+    @Override
+    public void close() {
+        cancelCommits.close();
+    }
+
     public Optional<Instance> get(long instanceId) {
         return instances.get(instanceId);
+    }
+
+    /** The instance of job {@code jobId} that the caller's {@code key} names, if stored. */
+    public Optional<Instance> findByKey(long jobId, String key) {
+        return instances.findByKey(jobId, key);
     }
 
     /** The instance with its attempts, oldest first (see {@link InstanceHistory}), if stored. */
@@ -76,6 +170,30 @@ public final class InstanceService {
      */
     public Page<Instance, Long> list(Long jobId, InstanceStatus status, Instant createdFrom, Instant createdBefore,
                                      Long beforeId, int limit) {
+        return list(jobId, null, status, createdFrom, createdBefore, beforeId, limit);
+    }
+
+    /**
+     * {@link #list(Long, InstanceStatus, Instant, Instant, Long, int)}, and with a {@code key} (which needs a job) only
+     * the instance that key names: a page of at most one, read through the run-key index.
+     *
+     * @throws IllegalArgumentException also if a key is given without a job
+     */
+    public Page<Instance, Long> list(Long jobId, String key, InstanceStatus status, Instant createdFrom,
+                                     Instant createdBefore, Long beforeId, int limit) {
+        if (key != null) {
+            if (jobId == null) {
+                throw new IllegalArgumentException("a key filter needs a job: keys are unique per job");
+            }
+            long lowest = createdFrom == null ? 0 : SnowflakeIdGenerator.lowestIdAt(createdFrom);
+            long bound = createdBefore == null ? Long.MAX_VALUE : SnowflakeIdGenerator.lowestIdAt(createdBefore);
+            long before = beforeId == null ? Long.MAX_VALUE : beforeId;
+            List<Instance> match = instances.findByKey(jobId, key)
+                    .filter(i -> status == null || i.status() == status)
+                    .filter(i -> i.id() >= lowest && i.id() < bound && i.id() < before)
+                    .stream().toList();
+            return new Page<>(match, Optional.empty());
+        }
         if (createdFrom != null && createdBefore != null && createdFrom.isAfter(createdBefore)) {
             throw new IllegalArgumentException("createdFrom must not be after createdBefore: " + createdFrom + " > "
                     + createdBefore);

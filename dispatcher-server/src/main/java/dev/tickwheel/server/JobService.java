@@ -1,7 +1,9 @@
 package dev.tickwheel.server;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.concurrent.GroupCommit;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
@@ -19,6 +21,8 @@ import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,10 +34,14 @@ import java.util.Optional;
  *
  * <p>Thread-safe.
  */
-public final class JobService {
+public final class JobService implements AutoCloseable {
 
     /** Longest delay of an on-demand run: 366 days, the engine's bound for schedules. */
     public static final long MAX_RUN_DELAY_MS = 366L * 24 * 3600 * 1000;
+    /** Most runs one {@link #runAll} call writes (one transaction). */
+    public static final int MAX_RUNS_PER_CALL = 1_000;
+    /** Transactions writing single runs at once (group commit): one gathers while the other commits. */
+    static final int RUN_COMMIT_WRITERS = 2;
 
     private final JobStore jobs;
     private final InstanceStore instances;
@@ -41,6 +49,11 @@ public final class JobService {
     private final TimeExpressionParser parser;
     private final SnowflakeIdGenerator ids;
     private final Clock clock;
+    /**
+     * Single runs from many threads, written together: each {@link #run(long, RunSpec)} waits for the transaction its
+     * run went into, so a returned run is committed. See {@link GroupCommit}.
+     */
+    private final GroupCommit<NewInstance, RunWrite> runCommits;
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
                SnowflakeIdGenerator ids, Clock clock) {
@@ -50,6 +63,8 @@ public final class JobService {
         this.parser = parser;
         this.ids = ids;
         this.clock = clock;
+        this.runCommits = new GroupCommit<>("run-commit", RUN_COMMIT_WRITERS, MAX_RUNS_PER_CALL,
+                instances::insertRuns);
     }
 
     /**
@@ -155,14 +170,75 @@ public final class JobService {
      * @throws IllegalArgumentException if the delay is negative or above {@link #MAX_RUN_DELAY_MS} (nothing is written)
      */
     public Instance run(long jobId, long delayMs, String params) {
-        if (delayMs < 0 || delayMs > MAX_RUN_DELAY_MS) {
-            throw new IllegalArgumentException("delayMs must be in 0.." + MAX_RUN_DELAY_MS + ": " + delayMs);
+        return run(jobId, RunSpec.after(delayMs, params)).instance();
+    }
+
+    /**
+     * Creates an on-demand instance of a job, or, if the run's key already names one of the job's instances, returns
+     * that one (whatever its status, params or time: the key is the identity; {@link RunWrite#created()} says which).
+     * Safe to repeat: a call retried after a lost answer, or two calls racing with one key on any members, make one
+     * instance. Concurrent calls share transactions (group commit); when this returns, the run is committed and armed
+     * (here, or by its shard's owner, prompted).
+     *
+     * @throws NoSuchElementException   if the job does not exist (nothing is written)
+     * @throws IllegalArgumentException if {@code at} is too far ahead (nothing is written)
+     */
+    public RunWrite run(long jobId, RunSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        NewInstance run = new NewInstance(ids.nextId(), jobId, spec.dueAt(clock.instant()), spec.params(), spec.key());
+        RunWrite written = Committed.await(runCommits.submit(run), "run of job " + jobId);
+        if (written.outcome() == RunWrite.Outcome.NO_JOB) {
+            throw noJob(jobId);
         }
-        Job job = jobs.get(jobId).orElseThrow(() -> new NoSuchElementException("job " + jobId + " does not exist"));
-        Instant due = clock.instant().plusMillis(delayMs);
-        Instance instance = instances.insertInstance(new NewInstance(ids.nextId(), job.id(), due, params));
-        owner.stored(instance);
-        return instance;
+        if (written.created()) {
+            owner.stored(written.instance());
+        }
+        return written;
+    }
+
+    /**
+     * {@link #run(long, RunSpec)} for up to {@link #MAX_RUNS_PER_CALL} runs of one job in one transaction: all are
+     * written or none. One result per run, in order; a key given twice names one instance (created by the first).
+     *
+     * @throws NoSuchElementException   if the job does not exist (nothing is written)
+     * @throws IllegalArgumentException if there are no runs or too many, or an {@code at} is too far ahead (nothing is
+     *                                  written)
+     */
+    public List<RunWrite> runAll(long jobId, List<RunSpec> specs) {
+        Objects.requireNonNull(specs, "specs");
+        if (specs.isEmpty() || specs.size() > MAX_RUNS_PER_CALL) {
+            throw new IllegalArgumentException("runs must have 1.." + MAX_RUNS_PER_CALL + " items: " + specs.size());
+        }
+        Instant now = clock.instant();
+        List<NewInstance> runs = new ArrayList<>(specs.size());
+        for (RunSpec spec : specs) {
+            runs.add(new NewInstance(ids.nextId(), jobId, spec.dueAt(now), spec.params(), spec.key()));
+        }
+        List<RunWrite> written = instances.insertRuns(runs);
+        if (written.get(0).outcome() == RunWrite.Outcome.NO_JOB) {
+            throw noJob(jobId); // one job: all or none
+        }
+        for (RunWrite write : written) {
+            if (write.created()) {
+                owner.stored(write.instance());
+            }
+        }
+        return written;
+    }
+
+    /** The instance of {@code jobId} that the caller's {@code key} names, if stored. */
+    public Optional<Instance> findRun(long jobId, String key) {
+        return instances.findByKey(jobId, Objects.requireNonNull(key, "key"));
+    }
+
+    private static NoSuchElementException noJob(long jobId) {
+        return new NoSuchElementException("job " + jobId + " does not exist");
+    }
+
+    /** Stops taking single runs; those queued are written first, for up to 10 s. Idempotent. */
+    @Override
+    public void close() {
+        runCommits.close();
     }
 
     /** The first trigger at or after {@code now}: where a new (or re-enabled, or changed) job starts. */

@@ -263,7 +263,7 @@ public final class TickwheelServer implements AutoCloseable {
                             cluster.singleProcess(), listener),
                     bus, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
-            instanceService = new InstanceService(instances, jobs, owner);
+            instanceService = new InstanceService(instances, jobs, owner, config.clock());
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
                     cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),
@@ -477,6 +477,12 @@ public final class TickwheelServer implements AutoCloseable {
     public void close() {
         if (state.getAndSet(Lifecycle.CLOSED) == Lifecycle.CLOSED) {
             return;
+        }
+        if (jobService != null) {
+            jobService.close(); // first: queued single runs and cancels are written (or failed) while the store is up
+        }
+        if (instanceService != null) {
+            instanceService.close();
         }
         if (loaderThread != null) {
             loaderThread.close();

@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  *   POST   /api/jobs                    GET /api/jobs          GET /api/jobs/{id}
  *   PUT    /api/jobs/{id}               DELETE /api/jobs/{id}
  *   POST   /api/jobs/{id}/enable        POST /api/jobs/{id}/disable        POST /api/jobs/{id}/run
+ *   POST   /api/jobs/{id}/runs          GET /api/jobs/{id}/runs/{key}      POST /api/jobs/{id}/runs/{key}/cancel
+ *   POST   /api/jobs/{id}/runs/{key}/reschedule
  *   GET    /api/instances               GET /api/instances/{id}            POST /api/instances/{id}/cancel
+ *   POST   /api/instances/cancel        POST /api/instances/{id}/reschedule
  *   GET    /health    GET /metrics    GET /    GET /openapi.yaml    GET /api-docs    (+ POST /demo/echo with the demo)
  * </pre>
  * Every error is {@code {"error", "message"}} with a 4xx status for anything the client can fix; a client input that
@@ -64,7 +67,7 @@ public final class ApiServer implements AutoCloseable {
         JsonBodyReader bodies = new JsonBodyReader(json);
         ApiViews views = new ApiViews(json);
         JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames()), bodies, views);
-        InstanceRoutes instances = new InstanceRoutes(engine.instances(), views);
+        InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         DashboardPage dashboard = new DashboardPage();
         ApiDocs docs = new ApiDocs();
@@ -73,7 +76,7 @@ public final class ApiServer implements AutoCloseable {
         app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.jsonMapper(new JavalinJackson(json, false));
-            config.http.maxRequestSize = JsonBodyReader.MAX_BODY_BYTES;
+            config.http.maxRequestSize = JsonBodyReader.MAX_BATCH_BODY_BYTES; // each route reads with its own bound
             config.jetty.defaultHost = settings.host();
             config.jetty.defaultPort = settings.port();
             QueuedThreadPool threads = new QueuedThreadPool(MAX_HTTP_THREADS, 4);
@@ -117,9 +120,15 @@ public final class ApiServer implements AutoCloseable {
         app.post("/api/jobs/{id}/enable", jobs::enable);
         app.post("/api/jobs/{id}/disable", jobs::disable);
         app.post("/api/jobs/{id}/run", jobs::run);
+        app.post("/api/jobs/{id}/runs", jobs::runs);
+        app.get("/api/jobs/{id}/runs/{key}", instances::getByKey);
+        app.post("/api/jobs/{id}/runs/{key}/cancel", instances::cancelByKey);
+        app.post("/api/jobs/{id}/runs/{key}/reschedule", instances::rescheduleByKey);
         app.get("/api/instances", instances::list);
+        app.post("/api/instances/cancel", instances::cancelAll);
         app.get("/api/instances/{id}", instances::get);
         app.post("/api/instances/{id}/cancel", instances::cancel);
+        app.post("/api/instances/{id}/reschedule", instances::reschedule);
         app.get("/api/cluster", ops::cluster);
         app.get("/health", ops::health);
         app.get("/metrics", ops::metrics);

@@ -58,7 +58,7 @@ final class ApiViews {
 
     private InstanceResponse instance(Instance instance, String jobName, List<AttemptResponse> attempts) {
         return new InstanceResponse(Long.toString(instance.id()), Long.toString(instance.jobId()), jobName,
-                instance.status().name(), instance.scheduledTriggerTime(), instance.expectedTriggerTime(),
+                instance.key(), instance.status().name(), instance.scheduledTriggerTime(), instance.expectedTriggerTime(),
                 instance.actualTriggerTime(), instance.latenessMs(), instance.attempt(), instance.error(),
                 params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),

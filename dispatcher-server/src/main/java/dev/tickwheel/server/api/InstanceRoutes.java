@@ -1,12 +1,21 @@
 package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.InstanceService;
+import dev.tickwheel.server.JobService;
+import dev.tickwheel.server.api.dto.CancelAllRequest;
+import dev.tickwheel.server.api.dto.CancelAllResponse;
 import dev.tickwheel.server.api.dto.CancelResponse;
+import dev.tickwheel.server.api.dto.RescheduleRequest;
+import dev.tickwheel.server.api.dto.RescheduleResponse;
 import dev.tickwheel.server.api.dto.PageResponse;
 import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.CancelResult;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.RescheduleOutcome;
+import dev.tickwheel.server.instance.RunKeys;
+import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -14,18 +23,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Handlers of {@code /api/instances…}: read one with its attempts, list a page newest first, cancel.
+ * Handlers of {@code /api/instances…} and of {@code /api/jobs/{id}/runs/{key}…}: read one (by ID or by its job and
+ * key) with its attempts, list a page newest first, cancel one or many, reschedule.
  *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
 final class InstanceRoutes {
 
     private final InstanceService instances;
+    private final JsonBodyReader bodies;
     private final ApiViews views;
     private final QueryParams query = new QueryParams();
 
-    InstanceRoutes(InstanceService instances, ApiViews views) {
+    InstanceRoutes(InstanceService instances, JsonBodyReader bodies, ApiViews views) {
         this.instances = instances;
+        this.bodies = bodies;
         this.views = views;
     }
 
@@ -37,7 +49,10 @@ final class InstanceRoutes {
         ctx.json(views.instance(history, instances.jobNames(List.of(jobId)).get(jobId)));
     }
 
-    /** Instances newest first, filtered by job, status and creation time; the page's job names in one query. */
+    /**
+     * Instances newest first, filtered by job (and key within it), status and creation time; the page's job names in
+     * one query.
+     */
     void list(Context ctx) {
         Long jobId = RequestIds.queryId("jobId", ctx.queryParam("jobId"));
         InstanceStatus status = query.status(ctx);
@@ -49,7 +64,17 @@ final class InstanceRoutes {
         }
         int limit = query.limit(ctx);
         Long cursor = PageCursors.decodeInstance(ctx.queryParam("cursor"));
-        Page<Instance, Long> page = instances.list(jobId, status, from, to, cursor, limit);
+        String key = ctx.queryParam("key");
+        if (key != null) {
+            String problem = RunKeys.problem(key);
+            if (problem != null) {
+                throw ApiException.invalidParameter("key", problem);
+            }
+            if (jobId == null) {
+                throw ApiException.invalidParameter("key", "needs 'jobId': a key is unique within its job");
+            }
+        }
+        Page<Instance, Long> page = instances.list(jobId, key, status, from, to, cursor, limit);
         Map<Long, String> names = instances.jobNames(page.items().stream().map(Instance::jobId).distinct().toList());
         ctx.json(new PageResponse<>(page.items().stream().map(i -> views.instance(i, names.get(i.jobId()))).toList(),
                 page.nextCursor().map(PageCursors::encodeInstance).orElse(null)));
@@ -58,13 +83,121 @@ final class InstanceRoutes {
     /** 200 CANCELLED, 409 ALREADY_DISPATCHED or ALREADY_FINISHED, 404 unknown. */
     void cancel(Context ctx) {
         long id = instanceId(ctx);
-        CancelOutcome outcome = instances.cancel(id);
-        if (outcome == CancelOutcome.UNKNOWN) {
+        answerCancel(ctx, instances.cancelOne(id));
+    }
+
+    /** {@link #cancel} of the instance that {@code {key}} names among job {@code {id}}'s. */
+    void cancelByKey(Context ctx) {
+        long jobId = jobId(ctx);
+        String key = runKey(ctx);
+        answerCancel(ctx, instances.cancelByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key)));
+    }
+
+    private static void answerCancel(Context ctx, CancelResult result) {
+        if (result.outcome() == CancelOutcome.UNKNOWN) {
+            throw notFound(result.instanceId());
+        }
+        ctx.status(result.outcome() == CancelOutcome.CANCELLED ? 200 : 409).json(cancelResponse(result));
+    }
+
+    private static CancelResponse cancelResponse(CancelResult result) {
+        String outcome = result.outcome() == CancelOutcome.UNKNOWN ? "NOT_FOUND" : result.outcome().name();
+        return new CancelResponse(outcome, Long.toString(result.instanceId()),
+                result.status() == null ? null : result.status().name());
+    }
+
+    /** Up to 1 000 cancels in one transaction, one outcome per ID in order; always 200 (each item says). */
+    void cancelAll(Context ctx) {
+        CancelAllRequest request = bodies.read(ctx, CancelAllRequest.class, true, JsonBodyReader.MAX_BATCH_BODY_BYTES);
+        if (request.ids() == null) {
+            throw ApiException.missingField("ids");
+        }
+        int count = request.ids().size();
+        if (count == 0 || count > InstanceService.MAX_CANCELS_PER_CALL) {
+            throw ApiException.invalidField("ids", count + " items", "must have 1.."
+                    + InstanceService.MAX_CANCELS_PER_CALL + " items");
+        }
+        for (int i = 0; i < count; i++) {
+            Long id = request.ids().get(i);
+            if (id == null || id <= 0) {
+                throw ApiException.invalidField("ids[" + i + "]", id, "must be a positive instance ID");
+            }
+        }
+        List<CancelResult> results = instances.cancelAll(request.ids());
+        ctx.json(new CancelAllResponse(results.stream().map(InstanceRoutes::cancelResponse).toList()));
+    }
+
+    /** The instance {@code {key}} names among job {@code {id}}'s, as {@link #get} shows it. */
+    void getByKey(Context ctx) {
+        long jobId = jobId(ctx);
+        String key = runKey(ctx);
+        Instance instance = instances.findByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key));
+        InstanceHistory history = instances.history(instance.id()).orElseThrow(() -> keyNotFound(jobId, key));
+        ctx.json(views.instance(history, instances.jobNames(List.of(jobId)).get(jobId)));
+    }
+
+    /** 200 RESCHEDULED with the new time; 409 ALREADY_DISPATCHED or ALREADY_FINISHED; 404 unknown. */
+    void reschedule(Context ctx) {
+        long id = instanceId(ctx);
+        reschedule(ctx, id);
+    }
+
+    /** {@link #reschedule} of the instance that {@code {key}} names among job {@code {id}}'s. */
+    void rescheduleByKey(Context ctx) {
+        long jobId = jobId(ctx);
+        String key = runKey(ctx);
+        Instance instance = instances.findByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key));
+        reschedule(ctx, instance.id());
+    }
+
+    private void reschedule(Context ctx, long id) {
+        RescheduleRequest request = bodies.read(ctx, RescheduleRequest.class, true);
+        Long delayMs = request.delayMs();
+        if (delayMs == null && request.at() == null) {
+            throw ApiException.badField("missing_field", "delayMs", "give 'delayMs' or 'at'");
+        }
+        if (delayMs != null && request.at() != null) {
+            throw ApiException.badField("invalid_field", "at", "give 'delayMs' or 'at', not both");
+        }
+        if (delayMs != null && (delayMs < 0 || delayMs > JobService.MAX_RUN_DELAY_MS)) {
+            throw ApiException.invalidField("delayMs", delayMs, "must be in 0.." + JobService.MAX_RUN_DELAY_MS);
+        }
+        String params = JobRequestParser.paramsText(request.params());
+        if (params != null && params.length() > Job.MAX_PARAMS_LENGTH) {
+            throw ApiException.invalidField("params", params.length() + " characters", "must be at most "
+                    + Job.MAX_PARAMS_LENGTH + " characters of JSON");
+        }
+        RescheduleOutcome outcome;
+        try {
+            outcome = instances.reschedule(id, delayMs, request.at(), params);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("invalid_field", "at", e.getMessage());
+        }
+        if (outcome.outcome() == RescheduleOutcome.Kind.UNKNOWN) {
             throw notFound(id);
         }
-        String status = instances.get(id).map(i -> i.status().name()).orElse(null);
-        ctx.status(outcome == CancelOutcome.CANCELLED ? 200 : 409)
-                .json(new CancelResponse(outcome.name(), Long.toString(id), status));
+        Instance instance = outcome.instance();
+        ctx.status(outcome.outcome() == RescheduleOutcome.Kind.RESCHEDULED ? 200 : 409)
+                .json(new RescheduleResponse(outcome.outcome().name(), Long.toString(id), instance.key(),
+                        instance.status().name(), instance.expectedTriggerTime()));
+    }
+
+    /** The {@code {key}} path parameter, checked as a run key. */
+    private static String runKey(Context ctx) {
+        String key = ctx.pathParam("key");
+        String problem = RunKeys.problem(key);
+        if (problem != null) {
+            throw ApiException.badField("invalid_field", "key", problem);
+        }
+        return key;
+    }
+
+    private static long jobId(Context ctx) {
+        return RequestIds.pathId(ctx.pathParam("id"));
+    }
+
+    private static ApiException keyNotFound(long jobId, String key) {
+        return ApiException.notFound("job " + jobId + " has no run with key " + ApiException.quoted(key));
     }
 
     private static long instanceId(Context ctx) {

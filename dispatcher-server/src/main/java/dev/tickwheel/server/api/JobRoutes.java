@@ -1,16 +1,24 @@
 package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.JobService;
+import dev.tickwheel.server.RunSpec;
 import dev.tickwheel.server.api.dto.JobRequest;
 import dev.tickwheel.server.api.dto.JobResponse;
 import dev.tickwheel.server.api.dto.PageResponse;
 import dev.tickwheel.server.api.dto.RunRequest;
 import dev.tickwheel.server.api.dto.RunResponse;
+import dev.tickwheel.server.api.dto.RunsRequest;
+import dev.tickwheel.server.api.dto.RunsResponse;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.RunKeys;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 
@@ -81,22 +89,92 @@ final class JobRoutes {
         ctx.json(found(id, jobs.setEnabled(id, false)));
     }
 
+    /**
+     * One run: 201 with {@code "created": true}, or 200 with {@code "created": false} when its key names an existing
+     * instance of the job (returned whatever its status, params or time).
+     */
     void run(Context ctx) {
         long id = jobId(ctx);
         RunRequest request = bodies.read(ctx, RunRequest.class, false);
-        long delayMs = request == null || request.delayMs() == null ? 0 : request.delayMs();
-        if (delayMs < 0 || delayMs > MAX_RUN_DELAY_MS) {
-            throw ApiException.invalidField("delayMs", delayMs, "must be in 0.." + MAX_RUN_DELAY_MS);
-        }
-        String params = request == null ? null : JobRequestParser.paramsText(request.params());
-        Instance instance;
+        RunSpec spec = runSpec(request, "");
+        RunWrite written;
         try {
-            instance = jobs.run(id, delayMs, params);
+            written = jobs.run(id, spec);
+        } catch (NoSuchElementException e) {
+            throw notFound(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("invalid_field", "at", e.getMessage());
+        }
+        Instance instance = written.instance();
+        ctx.status(written.created() ? 201 : 200).header("Location", "/api/instances/" + instance.id())
+                .json(runResponse(written));
+    }
+
+    /** Up to 1 000 runs in one transaction; a bad item is a 400 naming its index, and nothing is written. */
+    void runs(Context ctx) {
+        long id = jobId(ctx);
+        RunsRequest request = bodies.read(ctx, RunsRequest.class, true, JsonBodyReader.MAX_BATCH_BODY_BYTES);
+        if (request.runs() == null) {
+            throw ApiException.missingField("runs");
+        }
+        int count = request.runs().size();
+        if (count == 0 || count > JobService.MAX_RUNS_PER_CALL) {
+            throw ApiException.invalidField("runs", count + " items", "must have 1.." + JobService.MAX_RUNS_PER_CALL
+                    + " items");
+        }
+        List<RunSpec> specs = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            RunRequest item = request.runs().get(i);
+            if (item == null) {
+                throw ApiException.badField("invalid_field", "runs[" + i + "]", "field 'runs[" + i + "]' must be a"
+                        + " JSON object, got null");
+            }
+            specs.add(runSpec(item, "runs[" + i + "]."));
+        }
+        List<RunWrite> written;
+        try {
+            written = jobs.runAll(id, specs);
         } catch (NoSuchElementException e) {
             throw notFound(id);
         }
-        ctx.status(201).header("Location", "/api/instances/" + instance.id())
-                .json(new RunResponse(Long.toString(instance.id()), instance.expectedTriggerTime()));
+        ctx.json(new RunsResponse(written.stream().map(JobRoutes::runResponse).toList()));
+    }
+
+    private static RunSpec runSpec(RunRequest request, String prefix) {
+        if (request == null) {
+            return RunSpec.after(0, null);
+        }
+        if (request.key() != null) {
+            String problem = RunKeys.problem(request.key());
+            if (problem != null) {
+                throw ApiException.badField("invalid_field", prefix + "key", "field '" + prefix + "key': " + problem);
+            }
+        }
+        Long delayMs = request.delayMs();
+        if (delayMs != null && (delayMs < 0 || delayMs > MAX_RUN_DELAY_MS)) {
+            throw ApiException.invalidField(prefix + "delayMs", delayMs, "must be in 0.." + MAX_RUN_DELAY_MS);
+        }
+        if (delayMs != null && request.at() != null) {
+            throw ApiException.badField("invalid_field", prefix + "at", "give '" + prefix + "delayMs' or '" + prefix
+                    + "at', not both");
+        }
+        if (request.at() != null && request.at().isAfter(Instant.now().plusMillis(MAX_RUN_DELAY_MS))) {
+            // The engine checks against its own clock too; this one names the item of a batch.
+            throw ApiException.invalidField(prefix + "at", request.at(), "must be at most " + MAX_RUN_DELAY_MS
+                    + " ms (366 days) ahead");
+        }
+        String params = JobRequestParser.paramsText(request.params());
+        if (params != null && params.length() > Job.MAX_PARAMS_LENGTH) {
+            throw ApiException.invalidField(prefix + "params", params.length() + " characters", "must be at most "
+                    + Job.MAX_PARAMS_LENGTH + " characters of JSON");
+        }
+        return new RunSpec(request.key(), delayMs, request.at(), params);
+    }
+
+    private static RunResponse runResponse(RunWrite written) {
+        Instance instance = written.instance();
+        return new RunResponse(Long.toString(instance.id()), instance.expectedTriggerTime(), instance.key(),
+                written.created(), instance.status().name());
     }
 
     private static long jobId(Context ctx) {

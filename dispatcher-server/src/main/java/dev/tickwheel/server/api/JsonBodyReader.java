@@ -27,6 +27,8 @@ final class JsonBodyReader {
 
     /** Largest accepted request body: 64 KiB. */
     static final int MAX_BODY_BYTES = 64 * 1024;
+    /** Largest accepted body of the batch routes (1 000 runs with their keys and params, 1 000 ids): 4 MiB. */
+    static final int MAX_BATCH_BODY_BYTES = 4 * 1024 * 1024;
 
     private final ObjectMapper json;
 
@@ -39,7 +41,12 @@ final class JsonBodyReader {
      * @throws ApiException 400 or 413
      */
     <T> T read(Context ctx, Class<T> type, boolean required) {
-        byte[] body = boundedBody(ctx);
+        return read(ctx, type, required, MAX_BODY_BYTES);
+    }
+
+    /** {@link #read(Context, Class, boolean)} with a body of at most {@code maxBytes}. */
+    <T> T read(Context ctx, Class<T> type, boolean required, int maxBytes) {
+        byte[] body = boundedBody(ctx, maxBytes);
         if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
             if (required) {
                 throw ApiException.badRequest("missing_body", "a JSON request body is required");
@@ -84,15 +91,15 @@ final class JsonBodyReader {
         }
     }
 
-    private static byte[] boundedBody(Context ctx) {
+    private static byte[] boundedBody(Context ctx, int maxBytes) {
         long declared = ctx.req().getContentLengthLong();
-        if (declared > MAX_BODY_BYTES) {
-            throw tooLarge(declared);
+        if (declared > maxBytes) {
+            throw tooLarge(declared, maxBytes);
         }
         try (InputStream in = ctx.bodyInputStream()) {
-            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-            if (bytes.length > MAX_BODY_BYTES) {
-                throw tooLarge(-1);
+            byte[] bytes = in.readNBytes(maxBytes + 1);
+            if (bytes.length > maxBytes) {
+                throw tooLarge(-1, maxBytes);
             }
             return bytes;
         } catch (IOException e) {
@@ -100,8 +107,8 @@ final class JsonBodyReader {
         }
     }
 
-    private static ApiException tooLarge(long declared) {
-        return new ApiException(413, "payload_too_large", "the request body must be at most " + MAX_BODY_BYTES
+    private static ApiException tooLarge(long declared, int maxBytes) {
+        return new ApiException(413, "payload_too_large", "the request body must be at most " + maxBytes
                 + " bytes, got " + (declared >= 0 ? declared + " bytes" : "more"));
     }
 

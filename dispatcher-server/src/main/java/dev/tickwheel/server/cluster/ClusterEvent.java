@@ -12,6 +12,13 @@ public sealed interface ClusterEvent {
     record Arm(long instanceId, long jobId, long triggerAtMs) implements ClusterEvent {
     }
 
+    /**
+     * A waiting instance was moved to another due time in the store; its owner should replace its timer with one for
+     * {@code triggerAtMs} (a timer left for the old time can no longer claim it).
+     */
+    record Rescheduled(long instanceId, long jobId, long triggerAtMs) implements ClusterEvent {
+    }
+
     /** An instance was cancelled in the store; its owner should drop its timer. */
     record Cancelled(long instanceId, long jobId) implements ClusterEvent {
     }

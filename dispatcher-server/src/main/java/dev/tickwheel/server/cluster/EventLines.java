@@ -11,6 +11,7 @@ import java.util.Optional;
  * <pre>
  *   8431773001 arm 7301234567890 7300000000001 1790000000000     Arm(instanceId, jobId, triggerAtMs)
  *   8431773001 cancelled 7301234567890 7300000000001             Cancelled(instanceId, jobId)
+ *   8431773001 moved 7301234567890 7300000000001 1790000000000   Rescheduled(instanceId, jobId, triggerAtMs)
  *   8431773001 job 7300000000001                                 JobChanged(jobId)
  * </pre>
  *
@@ -42,6 +43,8 @@ final class EventLines {
             return session + " arm " + arm.instanceId() + " " + arm.jobId() + " " + arm.triggerAtMs();
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             return session + " cancelled " + cancelled.instanceId() + " " + cancelled.jobId();
+        } else if (event instanceof ClusterEvent.Rescheduled moved) {
+            return session + " moved " + moved.instanceId() + " " + moved.jobId() + " " + moved.triggerAtMs();
         } else if (event instanceof ClusterEvent.JobChanged changed) {
             return session + " job " + changed.jobId();
         }
@@ -82,6 +85,8 @@ final class EventLines {
             long session = Long.parseLong(fields[0]);
             ClusterEvent event = switch (fields[1]) {
                 case "arm" -> fields.length == 5 ? new ClusterEvent.Arm(Long.parseLong(fields[2]),
+                        Long.parseLong(fields[3]), Long.parseLong(fields[4])) : null;
+                case "moved" -> fields.length == 5 ? new ClusterEvent.Rescheduled(Long.parseLong(fields[2]),
                         Long.parseLong(fields[3]), Long.parseLong(fields[4])) : null;
                 case "cancelled" -> fields.length == 4
                         ? new ClusterEvent.Cancelled(Long.parseLong(fields[2]), Long.parseLong(fields[3])) : null;

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims admitted instances in batches and starts their calls: the dispatcher {@link #submit}s an instance once it
  * holds its call slots; the claim thread ({@code tickwheel-claim-1}, a {@link Batcher}) claims whatever has queued up
- * with one {@link InstanceStore#claimBatch} statement that returns the claimed rows, and starts their calls.
+ * with one {@link InstanceStore#claimArmed} statement that returns the claimed rows, and starts their calls.
  *
  * <p>Why exactly-once holds: batching changes how many rows one statement moves, not the condition. The claim is still
  * {@code status = 'WAITING'} per row under the row lock, so an instance cancelled first is never claimed, and of any
@@ -41,8 +41,11 @@ final class ClaimBatcher implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ClaimBatcher.class);
 
-    /** An instance that holds its call slots, with its job as read when its timer fired. */
-    record Admitted(CallSlots.Ticket ticket, Job job, Instant firedAt) {
+    /**
+     * An instance that holds its call slots, with its job as read when its timer fired and the due time that timer was
+     * armed for (epoch ms), which the claim names (see {@link InstanceStore#claimArmed}).
+     */
+    record Admitted(CallSlots.Ticket ticket, Job job, long armedForMs, Instant firedAt) {
         long instanceId() {
             return ticket.instanceId();
         }
@@ -90,10 +93,10 @@ final class ClaimBatcher implements AutoCloseable {
             return;
         }
         Instant now = clock.instant();
-        List<Long> ids = new ArrayList<>(batch.size());
-        batch.forEach(a -> ids.add(a.instanceId()));
+        Map<Long, Long> armedFor = new HashMap<>();
+        batch.forEach(a -> armedFor.merge(a.instanceId(), a.armedForMs(), Math::max)); // admitted twice: the later
         Map<Long, Instance> claimed = new HashMap<>();
-        for (Instance instance : instances.claimBatch(ids, now)) { // a throw: nothing claimed, the batch is re-armed
+        for (Instance instance : instances.claimArmed(armedFor, now)) { // a throw: nothing claimed, re-armed
             claimed.put(instance.id(), instance);
         }
         List<Admitted> lost = new ArrayList<>();

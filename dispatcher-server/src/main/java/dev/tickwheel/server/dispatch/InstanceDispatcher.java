@@ -150,11 +150,28 @@ public final class InstanceDispatcher implements AutoCloseable {
         if (inHand.contains(instanceId)) {
             return; // fired and on its way to its claim: another timer would only admit it twice
         }
+        schedule(instanceId, jobId, triggerTime);
+    }
+
+    /**
+     * Replaces whatever this member holds of an instance with a timer for {@code triggerTime}: for an instance the
+     * store has just rescheduled. The old timer is dropped; if it has already fired and waits for its claim, that
+     * claim is refused by the store (it was armed for the old, earlier time; see {@link InstanceStore#claimArmed}), so
+     * the new timer is armed even then.
+     */
+    public void rearm(long instanceId, long jobId, Instant triggerTime) {
+        wheel.cancel(instanceId);
+        schedule(instanceId, jobId, triggerTime);
+    }
+
+    private void schedule(long instanceId, long jobId, Instant triggerTime) {
         // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
+        // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
+        long armedForMs = triggerTime.toEpochMilli();
         try {
-            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId));
+            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, armedForMs));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
@@ -208,7 +225,7 @@ public final class InstanceDispatcher implements AutoCloseable {
      * instance joins the next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query,
      * not one each.
      */
-    private void fired(long instanceId, long jobId) {
+    private void fired(long instanceId, long jobId, long armedForMs) {
         if (!ownership.holds(ownership.shardOf(jobId))) {
             listener.fenced("fire");
             log.debug("instance {} fired for a shard this member does not hold; its owner arms it", instanceId);
@@ -218,22 +235,22 @@ public final class InstanceDispatcher implements AutoCloseable {
         Instant firedAt = clock.instant();
         Optional<Job> cached = jobs.getIfCached(jobId);
         if (cached == null) {
-            jobReads.add(new Fired(instanceId, jobId, firedAt));
+            jobReads.add(new Fired(instanceId, jobId, armedForMs, firedAt));
         } else {
-            admit(instanceId, jobId, cached, firedAt);
+            admit(instanceId, jobId, armedForMs, cached, firedAt);
         }
     }
 
     /** A fired instance whose job is still to be read. */
-    private record Fired(long instanceId, long jobId, Instant firedAt) {
+    private record Fired(long instanceId, long jobId, long armedForMs, Instant firedAt) {
     }
 
     /** Runs on the job-read thread: reads the jobs of a batch of fired instances with one query. */
     private void resolve(List<Fired> batch) {
         Map<Long, Optional<Job>> found = jobs.getAll(batch.stream().map(Fired::jobId).distinct().toList());
         for (Fired fired : batch) {
-            admit(fired.instanceId(), fired.jobId(), found.getOrDefault(fired.jobId(), Optional.empty()),
-                    fired.firedAt());
+            admit(fired.instanceId(), fired.jobId(), fired.armedForMs(),
+                    found.getOrDefault(fired.jobId(), Optional.empty()), fired.firedAt());
         }
     }
 
@@ -249,7 +266,7 @@ public final class InstanceDispatcher implements AutoCloseable {
     }
 
     /** Asks for the instance's slots, and hands it to the claim batcher if it got them. */
-    private void admit(long instanceId, long jobId, Optional<Job> maybeJob, Instant firedAt) {
+    private void admit(long instanceId, long jobId, long armedForMs, Optional<Job> maybeJob, Instant firedAt) {
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
             failOrphan(instanceId, jobId);
@@ -261,9 +278,9 @@ public final class InstanceDispatcher implements AutoCloseable {
         String target = targets.targetOf(job);
         CallSlots.Ticket ticket = new CallSlots.Ticket(instanceId, jobId, delivery.maxConcurrent(),
                 delivery.overLimit() == DeliveryPolicy.OverLimit.SKIP, target, targets.limitOf(target),
-                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, firedAt)));
+                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, armedForMs, firedAt)));
         switch (slots.acquire(ticket)) {
-            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, firedAt));
+            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, armedForMs, firedAt));
             case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
             case SKIPPED -> {
                 skip(instanceId, job);
@@ -334,7 +351,8 @@ public final class InstanceDispatcher implements AutoCloseable {
         listener.fired(Duration.between(instance.expectedTriggerTime(), admitted.firedAt()));
         JobContext context = new JobContext(instance.id(), job.id(), job.name(),
                 instance.params() != null ? instance.params() : job.params(),
-                instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch());
+                instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch(),
+                instance.key());
         CompletableFuture<Void> call;
         long callStartNanos = System.nanoTime(); // a measurement for metrics only: no fake ticker needed
         try {

@@ -17,9 +17,16 @@ import java.time.Instant;
  * @param node                the node id of the member making the call (for forensics)
  * @param epoch               the epoch of the shard lease the call was claimed under: (shard, epoch) names one
  *                            member, so two deliveries of one key with different epochs came from different owners
+ * @param key                 the caller's key of an on-demand run (the one it created the run with), or null
  */
 public record JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
-                         int attempt, int node, long epoch) {
+                         int attempt, int node, long epoch, String key) {
+
+    /** A context of a run without a caller's key. */
+    public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
+                      int attempt, int node, long epoch) {
+        this(instanceId, jobId, jobName, params, expectedTriggerTime, attempt, node, epoch, null);
+    }
 
     /**
      * {@code <instanceId>-<attempt>}: the same for every delivery of one attempt, including one repeated because a

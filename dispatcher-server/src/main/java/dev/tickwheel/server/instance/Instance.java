@@ -31,6 +31,8 @@ import java.util.Objects;
  * @param claimNode            the node id of the member that made the current or last claim, or -1 if never
  *                             claimed
  * @param claimEpoch           the epoch of the shard lease that claim was made under, or 0 if never claimed
+ * @param key                  the caller's key of an on-demand run (unique per job while the instance is kept), or
+ *                             null
  */
 public record Instance(
         long id,
@@ -47,7 +49,8 @@ public record Instance(
         Instant updatedAt,
         int shard,
         int claimNode,
-        long claimEpoch) {
+        long claimEpoch,
+        String key) {
 
     public Instance {
         Objects.requireNonNull(status, "status");

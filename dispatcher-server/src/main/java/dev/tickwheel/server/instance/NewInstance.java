@@ -12,8 +12,14 @@ import java.util.Objects;
  * @param jobId               the job this is an instance of
  * @param expectedTriggerTime when the instance is due
  * @param params              parameters for this instance (JSON text), or null
+ * @param key                 the caller's key of an on-demand run (see {@link RunKeys}), or null
  */
-public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
+public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key) {
+
+    /** An instance without a caller's key. */
+    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
+        this(id, jobId, expectedTriggerTime, params, null);
+    }
 
     public NewInstance {
         if (id <= 0) {
@@ -26,6 +32,9 @@ public record NewInstance(long id, long jobId, Instant expectedTriggerTime, Stri
         if (params != null && params.length() > dev.tickwheel.server.job.Job.MAX_PARAMS_LENGTH) {
             throw new IllegalArgumentException("params must be at most "
                     + dev.tickwheel.server.job.Job.MAX_PARAMS_LENGTH + " characters: " + params.length());
+        }
+        if (key != null) {
+            RunKeys.check(key);
         }
     }
 }

@@ -165,6 +165,10 @@ public final class ShardOwner implements ShardListener {
             if (ownership.holds(ownership.shardOf(arm.jobId()))) {
                 dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), Instant.ofEpochMilli(arm.triggerAtMs()));
             }
+        } else if (event instanceof ClusterEvent.Rescheduled moved) {
+            if (ownership.holds(ownership.shardOf(moved.jobId()))) {
+                dispatcher.rearm(moved.instanceId(), moved.jobId(), Instant.ofEpochMilli(moved.triggerAtMs()));
+            }
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             dispatcher.disarm(cancelled.instanceId());
         } else if (event instanceof ClusterEvent.JobChanged changed) {
@@ -185,6 +189,20 @@ public final class ShardOwner implements ShardListener {
             dispatcher.arm(instance.id(), instance.jobId(), instance.expectedTriggerTime());
         } else {
             bus.publish(new ClusterEvent.Arm(instance.id(), instance.jobId(),
+                    instance.expectedTriggerTime().toEpochMilli()));
+        }
+    }
+
+    /**
+     * A waiting instance was moved to another due time in the store: its owner replaces its timer (this member, or the
+     * owner, prompted; a lost prompt leaves the old timer, whose claim the store refuses, and the sweep arms the moved
+     * instance once it is overdue).
+     */
+    public void rescheduled(Instance instance) {
+        if (ownership.holds(instance.shard())) {
+            dispatcher.rearm(instance.id(), instance.jobId(), instance.expectedTriggerTime());
+        } else {
+            bus.publish(new ClusterEvent.Rescheduled(instance.id(), instance.jobId(),
                     instance.expectedTriggerTime().toEpochMilli()));
         }
     }

@@ -1,12 +1,16 @@
 package dev.tickwheel.server.store;
 
 import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.CancelResult;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RescheduleOutcome;
+import dev.tickwheel.server.instance.RunWrite;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,6 +90,42 @@ public interface InstanceStore {
     Instance insertInstance(NewInstance instance);
 
     /**
+     * Writes on-demand runs in <em>one</em> transaction: each run whose job exists is inserted as waiting, unless its
+     * {@link NewInstance#key() key} already names an instance of its job, which is then returned instead (whatever
+     * its status, params or due time: the key is the run's identity). Two runs of one job with one key, in this call
+     * or in concurrent calls on any member, make one instance; the store's unique index decides. A keyless run is
+     * always created. A run whose job does not exist writes nothing and says {@link RunWrite.Outcome#NO_JOB}; the
+     * others are still written. The jobs are locked against deletion meanwhile, so a created run never outlives its
+     * job's delete unseen (a delete that commits first makes it NO_JOB; one that comes after cancels it).
+     *
+     * @return one result per run, in the order given
+     * @throws DuplicateIdException if an instance id is taken; nothing is written
+     */
+    List<RunWrite> insertRuns(List<NewInstance> runs);
+
+    /** The instance of job {@code jobId} whose caller's key is {@code key}, if stored. */
+    Optional<Instance> findByKey(long jobId, String key);
+
+    /** The stored instances of job {@code jobId} whose keys are among {@code keys}, in no particular order. */
+    List<Instance> findByKeys(long jobId, List<String> keys);
+
+    /**
+     * {@link #cancel} for many instances in one transaction: one result per distinct id, in the order of first
+     * appearance. CANCELLED means this call moved it from WAITING (and it is committed when this returns).
+     */
+    List<CancelResult> cancelAll(List<Long> instanceIds);
+
+    /**
+     * Moves a WAITING instance to a new due time (and, if {@code replaceParams}, to new params), keeping its id, key,
+     * attempt and schedule slot. From the moment this commits, only a timer armed for {@code dueAt} or later can claim
+     * the instance ({@link #claimArmed}): a timer armed for its old, earlier time that fires afterwards loses its claim.
+     * If the instance is no longer waiting, nothing changes and the outcome says why.
+     *
+     * @return RESCHEDULED with the row as moved, or the refusal with the row as seen, or UNKNOWN
+     */
+    RescheduleOutcome reschedule(long instanceId, Instant dueAt, boolean replaceParams, String params);
+
+    /**
      * WAITING → DISPATCHING for many instances, with one statement per chunk, fenced: only instances of shards this
      * member holds (unexpired by the database's clock) are claimed, and each claimed row records the lease's node and
      * epoch. Each claimed instance's {@code attempt} is incremented and its actual trigger time set to {@code now}. Returns the claimed rows as they
@@ -94,7 +134,21 @@ public interface InstanceStore {
      *
      * @return the claimed instances, in no particular order
      */
-    List<Instance> claimBatch(Collection<Long> instanceIds, Instant now);
+    default List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
+        Map<Long, Long> anyDueTime = new HashMap<>();
+        instanceIds.forEach(id -> anyDueTime.put(id, Long.MAX_VALUE));
+        return claimArmed(anyDueTime, now);
+    }
+
+    /**
+     * {@link #claimBatch} for timers: each instance of {@code armedForMs} (id → the due time its timer was armed for,
+     * epoch milliseconds) is claimed only if its stored due time is not after that time. So a timer armed before a
+     * {@link #reschedule} to a later time cannot claim the moved instance; a timer armed for a time later than the due
+     * time (a claim retried after a failure, a missed instance fired now) can.
+     *
+     * @return the claimed instances, in no particular order
+     */
+    List<Instance> claimArmed(Map<Long, Long> armedForMs, Instant now);
 
     /**
      * DISPATCHING → SUCCEEDED for many instances at once; clears the error. An instance not dispatching is left alone

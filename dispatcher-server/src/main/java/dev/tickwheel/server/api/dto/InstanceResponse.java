@@ -13,6 +13,7 @@ import java.util.List;
  * @param id                   instance ID as a decimal string
  * @param jobId                job ID as a decimal string
  * @param jobName              the job's name, or null if the job was deleted
+ * @param key                  the caller's key of an on-demand run, or null
  * @param status               WAITING, DISPATCHING, SUCCEEDED, FAILED, CANCELLED or INTERRUPTED
  * @param scheduledTriggerTime the schedule slot it fills, or null for an on-demand run
  * @param expectedTriggerTime  when the current or next attempt is due
@@ -29,8 +30,8 @@ import java.util.List;
  * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
  * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
  */
-public record InstanceResponse(String id, String jobId, String jobName, String status, Instant scheduledTriggerTime,
-                               Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
+public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
+                               Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
                                String error, JsonNode params, Instant createdAt, Instant updatedAt, int shard,
                                Integer claimNode, Long claimEpoch,
                                @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts) {

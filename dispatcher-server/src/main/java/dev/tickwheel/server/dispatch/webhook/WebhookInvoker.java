@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>Request: {@code POST <url>} over HTTP/1.1 with {@code Content-Type: application/json}, {@code User-Agent:
  * tickwheel}, {@code Idempotency-Key: <instanceId>-<attempt>}, {@code Tickwheel-Instance-Id}, {@code Tickwheel-Job-Id}
  * {@code Tickwheel-Attempt}, and for forensics {@code Tickwheel-Node} and {@code Tickwheel-Epoch} (the member and the
- * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "params",
- * "expectedTriggerTime", "attempt", "idempotencyKey"}}. IDs are strings because 64-bit values lose precision as JavaScript numbers;
+ * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "key", "params",
+ * "expectedTriggerTime", "attempt", "idempotencyKey"}} ({@code key}: the caller's run key, or null). IDs are strings because 64-bit values lose precision as JavaScript numbers;
  * {@code params} is embedded as JSON when it parses as JSON, else as a string.
  *
  * <p>A job with a signing secret ({@code JobOperations#signingSecret}) has every request signed:
@@ -104,6 +104,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             g.writeStringField("instanceId", Long.toString(context.instanceId()));
             g.writeStringField("jobId", Long.toString(context.jobId()));
             g.writeStringField("jobName", context.jobName());
+            g.writeStringField("key", context.key());
             g.writeFieldName("params");
             String params = context.params();
             if (params == null) {

@@ -9,9 +9,12 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -51,28 +54,39 @@ final class BatchTransitions {
         this.claimEpochHeld = fence.claimEpochHeld();
     }
 
-    List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
+    /**
+     * Claims the instances of {@code armedForMs} (id → the time its timer was armed for, epoch ms) whose due time is
+     * not after that time (see {@link InstanceSql}).
+     */
+    List<Instance> claimBatch(Map<Long, Long> armedForMs, Instant now) {
         Objects.requireNonNull(now, "now");
         // Ascending ids: racing batches lock rows in one order, so they cannot deadlock (H2 runs a batch as one unit).
-        List<Long> ids = new ArrayList<>(new TreeSet<>(instanceIds));
+        List<Map.Entry<Long, Long>> ids = new ArrayList<>(new TreeMap<>(armedForMs).entrySet());
         List<Instance> claimed = new ArrayList<>(ids.size());
         for (int from = 0; from < ids.size(); from += InstanceTransitions.CLAIM_CHUNK) {
-            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
+            List<Map.Entry<Long, Long>> chunk = ids.subList(from,
+                    Math.min(ids.size(), from + InstanceTransitions.CLAIM_CHUNK));
             claimed.addAll(claimChunk(chunk, now.toEpochMilli()));
         }
         return claimed;
     }
 
-    private List<Instance> claimChunk(List<Long> ids, long nowMs) {
+    private List<Instance> claimChunk(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         if (!batchedCasIsExact) {
-            return claimRowByRow(ids, nowMs);
+            return claimRowByRow(chunk, nowMs);
         }
-        return runner.autoCommit("claim " + ids.size() + " instances", connection -> {
+        Long[] ids = new Long[chunk.size()];
+        Long[] armedFor = new Long[chunk.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = chunk.get(i).getKey();
+            armedFor[i] = chunk.get(i).getValue();
+        }
+        return runner.autoCommit("claim " + ids.length + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
                 TransitionBinding.claim(ps, nowMs,
-                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
-                        fence);
-                List<Instance> claimed = new ArrayList<>(ids.size());
+                        TransitionBinding.ids(connection.createArrayOf("bigint", ids)),
+                        TransitionBinding.ids(connection.createArrayOf("bigint", armedFor)), fence);
+                List<Instance> claimed = new ArrayList<>(ids.length);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         claimed.add(InstanceRowMapper.read(rs));
@@ -89,10 +103,14 @@ final class BatchTransitions {
      * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
      * sees the claim.
      */
-    private List<Instance> claimRowByRow(List<Long> ids, long nowMs) {
+    private List<Instance> claimRowByRow(List<Map.Entry<Long, Long>> chunk, long nowMs) {
+        Map<Long, Long> armedFor = new HashMap<>();
+        chunk.forEach(e -> armedFor.put(e.getKey(), e.getValue()));
+        List<Long> ids = chunk.stream().map(Map.Entry::getKey).toList();
         return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
             Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
-                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id), fence));
+                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
+                            TransitionBinding.id(armedFor.get(id)), fence));
             List<Instance> claimed = new ArrayList<>(won.size());
             if (won.isEmpty()) {
                 return claimed;

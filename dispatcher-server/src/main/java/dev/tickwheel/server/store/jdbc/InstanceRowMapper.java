@@ -33,7 +33,7 @@ final class InstanceRowMapper {
 
     /**
      * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long, int)}, into parameters {@code offset + 1}
-     * to {@code offset + 13}: one row of a multi-row insert.
+     * to {@code offset + 14}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
                            int shardCount) throws SQLException {
@@ -51,6 +51,7 @@ final class InstanceRowMapper {
         ps.setLong(offset + 11, nowMs);
         ps.setLong(offset + 12, nowMs);
         ps.setInt(offset + 13, Shards.of(instance.jobId(), shardCount));
+        JdbcValues.setString(ps, offset + 14, instance.key());
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
@@ -59,7 +60,7 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? trigger : null,
                 trigger, null, 0, null, instance.params(), null, now, now, Shards.of(instance.jobId(), shardCount),
-                -1, 0);
+                -1, 0, instance.key());
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -79,6 +80,7 @@ final class InstanceRowMapper {
                 JdbcValues.getInstant(rs, "updated_at_ms"),
                 rs.getInt("shard"),
                 rs.getInt("claim_node"),
-                rs.getLong("claim_epoch"));
+                rs.getLong("claim_epoch"),
+                rs.getString("run_key"));
     }
 }

@@ -11,6 +11,15 @@ import java.util.stream.Collectors;
  *
  * <p>Every status change names the status it expects ({@code AND status = ?}): that is the compare-and-set.
  *
+ * <p><b>The claim names the time its timer was armed for</b> ({@code expected_trigger_time_ms <= armed for}). A
+ * reschedule moves a WAITING row's due time, and the timer armed for the old time may already have fired (on this
+ * member or on the owner, in any order with the reschedule). Only a timer armed for the row's current due time or
+ * later may claim it: after a reschedule to a later time the old timer's claim is refused and the new timer's claim
+ * wins, so the instance runs once, at the new time; a reschedule that comes after the claim is refused
+ * (ALREADY_DISPATCHED), so it runs once, at the old time. Timers re-armed later than the due time (a failed claim
+ * retried a second later, a missed instance fired now) are armed for that later time and still qualify. No clock is
+ * read: the comparison is between two stored times.
+ *
  * <p><b>Fencing.</b> The claim and every settle of a claimed row also name the shard lease they need, in the same
  * statement, as an {@code EXISTS} over the row's lease ({@code l.shard = tw_instance.shard}, the lease's primary
  * key). Being one statement, the check and the change cannot be separated by a pause of this member:
@@ -50,14 +59,14 @@ final class InstanceSql {
     /** Columns an insert writes. */
     static final List<String> INSERT_COLUMNS = List.of("id", "job_id", "status", "scheduled_trigger_time_ms",
             "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
-            "created_at_ms", "updated_at_ms", "shard");
+            "created_at_ms", "updated_at_ms", "shard", "run_key");
 
     /** Columns a read returns: the inserted ones and the claim's lease. */
     static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch"));
 
     static final String COLUMNS = String.join(", ", READ_COLUMNS);
 
-    /** Parameters: the 13 {@link #INSERT_COLUMNS} in order. */
+    /** Parameters: the 14 {@link #INSERT_COLUMNS} in order. */
     static final String INSERT = "INSERT INTO tw_instance (" + String.join(", ", INSERT_COLUMNS) + ") VALUES ("
             + INSERT_COLUMNS.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
 
@@ -174,6 +183,10 @@ final class InstanceSql {
             + " a.claim_node AS a_claim_node, a.claim_epoch AS a_claim_epoch"
             + " FROM tw_instance i LEFT JOIN tw_attempt a ON a.instance_id = i.id WHERE i.id = ? ORDER BY a.attempt";
 
+    /** Parameters: job id, run keys (a VARCHAR array). Served by the run-key index ({@link RunKeyColumn}). */
+    static final String SELECT_BY_JOB_AND_KEYS = "SELECT " + COLUMNS + " FROM tw_instance"
+            + " WHERE job_id = ? AND run_key = ANY(?)";
+
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
 
@@ -206,12 +219,14 @@ final class InstanceSql {
      */
     final String shardTakenOver;
     /**
-     * Parameters: to, actual trigger, updated at, session, id, from, session, now. The single-row claim (H2's row by
-     * row).
+     * Parameters: to, actual trigger, updated at, session, id, armed for (ms), from, session, now. The single-row claim
+     * (H2's row by row). {@code expected_trigger_time_ms <= armed for}: see the class comment.
      */
     final String claim;
     /**
-     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), from, session, now; returns the rows.
+     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), armed-for times (BIGINT array, one per
+     * id, in the same order), from, session, now; returns the rows. PostgreSQL only (it joins the two arrays with
+     * {@code unnest}); H2 claims row by row.
      */
     final String claimAllReturningRows;
     /** {@link #FINISH_ALL} returning the ids it moved. */
@@ -240,9 +255,10 @@ final class InstanceSql {
                 + " AND l.owner_session = ? AND l.expires_at_ms > " + now + ")";
         shardTakenOver = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
                 + " AND l.owner_session = ? AND l.epoch <> tw_instance.claim_epoch AND l.expires_at_ms > " + now + ")";
-        claim = CLAIM_SET + " WHERE id = ? AND status = ?" + leaseHeld;
-        claimAllReturningRows = dialect.updateReturning(CLAIM_SET + " WHERE id = ANY(?) AND status = ?" + leaseHeld,
-                COLUMNS);
+        claim = CLAIM_SET + " WHERE id = ? AND expected_trigger_time_ms <= ? AND status = ?" + leaseHeld;
+        claimAllReturningRows = dialect.updateReturning(CLAIM_SET
+                + " FROM unnest(?, ?) AS c (claim_id, armed_for_ms) WHERE tw_instance.id = c.claim_id"
+                + " AND tw_instance.expected_trigger_time_ms <= c.armed_for_ms AND status = ?" + leaseHeld, COLUMNS);
         finishAllReturningIds = dialect.updateReturningIds(FINISH_ALL);
         markCallStartedAllReturningIds = dialect.updateReturningIds(MARK_CALL_STARTED_ALL);
         releaseForeign = "UPDATE tw_instance SET status = ?, attempt = attempt - 1, call_started_at_ms = NULL,"

@@ -1,10 +1,13 @@
 package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.CancelOutcome;
+import dev.tickwheel.server.instance.CancelResult;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RescheduleOutcome;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.ForeignClaim;
 import dev.tickwheel.server.store.InstanceFilter;
@@ -36,7 +39,8 @@ import java.util.TreeSet;
  * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
  * here, status changes in {@link InstanceTransitions} and {@link BatchTransitions}, inherited claims in
  * {@link ForeignClaimStatements}, the history pages and attempts in {@link InstanceHistoryReads}, the retention purge
- * in {@link FinishedInstancePurge}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
+ * in {@link FinishedInstancePurge}, on-demand runs and keys in {@link OnDemandRuns}, cancels of sets and reschedules
+ * in {@link WaitingMoves}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -52,6 +56,8 @@ final class JdbcInstanceStore implements InstanceStore {
     private final ForeignClaimStatements foreignClaims;
     private final InstanceHistoryReads historyReads;
     private final FinishedInstancePurge purge;
+    private final OnDemandRuns onDemandRuns;
+    private final WaitingMoves waitingMoves;
     private final int shardCount;
     private final SqlDialect dialect;
 
@@ -68,6 +74,8 @@ final class JdbcInstanceStore implements InstanceStore {
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
         this.historyReads = new InstanceHistoryReads(runner, dialect);
         this.purge = new FinishedInstancePurge(runner, dialect);
+        this.onDemandRuns = new OnDemandRuns(runner, dialect, shardCount);
+        this.waitingMoves = new WaitingMoves(runner, dialect, clock);
     }
 
     @Override
@@ -226,8 +234,43 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public List<Instance> claimBatch(Collection<Long> instanceIds, Instant now) {
-        return batchTransitions.claimBatch(instanceIds, now);
+    public List<RunWrite> insertRuns(List<NewInstance> runs) {
+        Objects.requireNonNull(runs, "runs");
+        if (runs.isEmpty()) {
+            return List.of();
+        }
+        List<Long> ids = runs.stream().map(NewInstance::id).toList();
+        duplicateIds.checkDistinct(ids);
+        try {
+            return onDemandRuns.insert(runs, clock.millis());
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, ids);
+        }
+    }
+
+    @Override
+    public Optional<Instance> findByKey(long jobId, String key) {
+        return onDemandRuns.findByKey(jobId, Objects.requireNonNull(key, "key"));
+    }
+
+    @Override
+    public List<Instance> findByKeys(long jobId, List<String> keys) {
+        return onDemandRuns.findByKeys(jobId, keys);
+    }
+
+    @Override
+    public List<CancelResult> cancelAll(List<Long> instanceIds) {
+        return waitingMoves.cancelAll(instanceIds);
+    }
+
+    @Override
+    public RescheduleOutcome reschedule(long instanceId, Instant dueAt, boolean replaceParams, String params) {
+        return waitingMoves.reschedule(instanceId, Objects.requireNonNull(dueAt, "dueAt"), replaceParams, params);
+    }
+
+    @Override
+    public List<Instance> claimArmed(Map<Long, Long> armedForMs, Instant now) {
+        return batchTransitions.claimBatch(armedForMs, now);
     }
 
     @Override

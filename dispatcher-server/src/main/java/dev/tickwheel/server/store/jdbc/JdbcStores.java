@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
- * the Flyway migrations shipped in this jar ({@code db/migration}, and the Java step {@link ShardsOfExistingRows}),
+ * the Flyway migrations shipped in this jar ({@code db/migration}, and the Java steps {@link ShardsOfExistingRows} and
+ * {@link RunKeyColumn}),
  * reads the store's shard count, and hands out the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore}
  * over that pool, all three acting as one cluster member: one session, the fence token of every claim and settle.
  * {@link #close()} closes the pool.
@@ -85,7 +86,8 @@ public final class JdbcStores implements AutoCloseable {
             int applied = Flyway.configure()
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
-                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE))
+                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE),
+                            new RunKeyColumn())
                     .load()
                     .migrate()
                     .migrationsExecuted;

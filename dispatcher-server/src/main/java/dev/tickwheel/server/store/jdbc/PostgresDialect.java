@@ -51,9 +51,25 @@ final class PostgresDialect implements SqlDialect {
 
     @Override
     public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns) {
+        return insertIfAbsent(table, columns, keyColumns, null);
+    }
+
+    @Override
+    public String insertIfAbsent(String table, List<String> columns, List<String> keyColumns, String keyPredicate) {
         String placeholders = columns.stream().map(c -> "?").collect(Collectors.joining(", "));
         return "INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES (" + placeholders + ")"
-                + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING";
+                + conflictTarget(keyColumns, keyPredicate) + " DO NOTHING";
+    }
+
+    /** {@code FOR KEY SHARE}: blocks only a delete of the row (or a change of its key), not other readers. */
+    @Override
+    public String lockAgainstDelete() {
+        return " FOR KEY SHARE";
+    }
+
+    private static String conflictTarget(List<String> keyColumns, String keyPredicate) {
+        return " ON CONFLICT (" + String.join(", ", keyColumns) + ")"
+                + (keyPredicate == null ? "" : " WHERE " + keyPredicate);
     }
 
     @Override
@@ -69,10 +85,11 @@ final class PostgresDialect implements SqlDialect {
     /** {@code INSERT ... VALUES (...), (...) ON CONFLICT (key) DO NOTHING RETURNING id}: one round trip per page. */
     @Override
     public java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
-                                                                 List<String> keyColumns, int rows) {
+                                                                 List<String> keyColumns, String keyPredicate,
+                                                                 int rows) {
         String row = columns.stream().map(c -> "?").collect(Collectors.joining(", ", "(", ")"));
         String values = String.join(", ", java.util.Collections.nCopies(rows, row));
         return java.util.Optional.of("INSERT INTO " + table + " (" + String.join(", ", columns) + ") VALUES " + values
-                + " ON CONFLICT (" + String.join(", ", keyColumns) + ") DO NOTHING RETURNING id");
+                + conflictTarget(keyColumns, keyPredicate) + " DO NOTHING RETURNING id");
     }
 }

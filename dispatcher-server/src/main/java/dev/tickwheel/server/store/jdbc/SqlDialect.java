@@ -32,6 +32,24 @@ public interface SqlDialect {
     String insertIfAbsent(String table, List<String> columns, List<String> keyColumns);
 
     /**
+     * {@link #insertIfAbsent} where the unique key is a partial index with {@code keyPredicate} (PostgreSQL must name
+     * it to infer the index; a database without partial indexes has a full one there and ignores it).
+     */
+    default String insertIfAbsent(String table, List<String> columns, List<String> keyColumns, String keyPredicate) {
+        return insertIfAbsent(table, columns, keyColumns);
+    }
+
+    /**
+     * The suffix of a {@code SELECT} that locks the rows it reads against their deletion for the rest of the
+     * transaction, as lightly as the database allows: PostgreSQL's {@code FOR KEY SHARE} lets any number of such
+     * transactions (and updates of non-key columns) proceed together and blocks only a {@code DELETE}; elsewhere
+     * {@code FOR UPDATE}.
+     */
+    default String lockAgainstDelete() {
+        return " FOR UPDATE";
+    }
+
+    /**
      * Wraps a single compare-and-set {@code UPDATE} so that executing it as a query returns the {@code id} of every
      * row it changed. Parameters stay in the order of {@code updateSql}. Never null, but exact under concurrency
      * only where {@link #batchedCompareAndSetIsExact()} says so; elsewhere the store changes a set of rows with one
@@ -64,6 +82,13 @@ public interface SqlDialect {
      */
     default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
                                                                   List<String> keyColumns, int rows) {
+        return insertIfAbsentReturningIds(table, columns, keyColumns, null, rows);
+    }
+
+    /** {@link #insertIfAbsentReturningIds} over a partial unique index (see {@link #insertIfAbsent(String, List, List, String)}). */
+    default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
+                                                                  List<String> keyColumns, String keyPredicate,
+                                                                  int rows) {
         return java.util.Optional.empty();
     }
 

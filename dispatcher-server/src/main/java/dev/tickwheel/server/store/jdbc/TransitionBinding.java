@@ -38,18 +38,21 @@ final class TransitionBinding {
 
     /**
      * {@link InstanceSql#claim} and {@link InstanceSql#claimAllReturningRows} (WAITING → DISPATCHING): to, actual
-     * trigger, updated at, session (whose lease's node and epoch the row records), row key, from, then the lease
-     * fence. The actual trigger time and the update time are both {@code nowMs}.
+     * trigger, updated at, session (whose lease's node and epoch the row records), the rows and the times their timers
+     * were armed for (two parameters: an id and a time, or an id array and a time array), from, then the lease fence.
+     * The actual trigger time and the update time are both {@code nowMs}.
      */
-    static void claim(PreparedStatement ps, long nowMs, RowKey rows, Fence fence) throws SQLException {
+    static void claim(PreparedStatement ps, long nowMs, RowKey rows, RowKey armedForMs, Fence fence)
+            throws SQLException {
         InstanceTransition t = InstanceTransition.CLAIM;
         ps.setString(1, t.to().name());
         ps.setLong(2, nowMs);
         ps.setLong(3, nowMs);
         ps.setLong(4, fence.session());
         rows.bind(ps, 5);
-        ps.setString(6, t.from().name());
-        fence.leaseHeld().bind(ps, 7);
+        armedForMs.bind(ps, 6);
+        ps.setString(7, t.from().name());
+        fence.leaseHeld().bind(ps, 8);
     }
 
     /**

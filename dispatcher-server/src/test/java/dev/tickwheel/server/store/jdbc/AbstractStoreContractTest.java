@@ -548,7 +548,8 @@ abstract class AbstractStoreContractTest {
         assertEquals(START_MS.plusSeconds(6), jobs.get(job.id()).orElseThrow().nextTriggerTime());
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
-                null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0), first);
+                null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0,
+                null), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, listed(job.id(), InstanceStatus.WAITING).size());
     }

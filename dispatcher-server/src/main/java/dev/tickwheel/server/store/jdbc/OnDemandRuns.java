@@ -1,0 +1,242 @@
+package dev.tickwheel.server.store.jdbc;
+
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RunWrite;
+import dev.tickwheel.server.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Writes on-demand runs, many in one transaction, and finds runs by their caller's key.
+ *
+ * <p>A write of N runs is one transaction of three steps: the runs' jobs are locked against deletion
+ * ({@link SqlDialect#lockAgainstDelete()}, ascending ids), so a run never outlives a job deleted meanwhile; every run
+ * whose job exists is inserted with one insert-if-absent on the run-key index ({@link RunKeyColumn}), many rows a
+ * statement where the database can say which rows it inserted; the keyed runs that were not inserted read the
+ * instance their key names, one query per job. A keyless run never conflicts (NULL keys are distinct), so it is always
+ * created.
+ *
+ * <p>Why the store decides a key's instance, not the server: two calls with one key may arrive on two members at
+ * once. On PostgreSQL the second insert waits for the first transaction and then skips its row, and the read that
+ * follows (a new snapshot in READ COMMITTED) sees the first's; on H2 the second gets a unique-key violation, and the
+ * whole write is tried again ({@value #ATTEMPTS} times), when the key is found. Either way one instance, and both calls
+ * answer with it.
+ *
+ * <p>Thread-safe: every call runs on its own pooled connection.
+ */
+final class OnDemandRuns {
+
+    static final String KEY_PREDICATE = "run_key IS NOT NULL";
+    /** Rows per multi-row insert: 14 parameters a row stays far below PostgreSQL's 32 767. */
+    private static final int ROWS_PER_INSERT = 500;
+    /** Whole-write attempts when a concurrent write of the same key made it fail with a unique-key violation. */
+    private static final int ATTEMPTS = 3;
+
+    private final TransactionRunner runner;
+    private final SqlDialect dialect;
+    private final int shardCount;
+    private final String lockJobs;
+    private final String insertIfAbsent;
+
+    OnDemandRuns(TransactionRunner runner, SqlDialect dialect, int shardCount) {
+        this.runner = runner;
+        this.dialect = dialect;
+        this.shardCount = shardCount;
+        this.lockJobs = "SELECT id FROM tw_job WHERE id = ANY(?) ORDER BY id" + dialect.lockAgainstDelete();
+        this.insertIfAbsent = dialect.insertIfAbsent("tw_instance", InstanceSql.INSERT_COLUMNS,
+                List.of("job_id", "run_key"), KEY_PREDICATE);
+    }
+
+    /** One result per run, in order (see {@link dev.tickwheel.server.store.InstanceStore#insertRuns}). */
+    List<RunWrite> insert(List<NewInstance> runs, long nowMs) {
+        StoreException last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                return runner.inTransaction("insert " + runs.size() + " runs", c -> insert(c, runs, nowMs));
+            } catch (StoreException e) {
+                if (!DuplicateIds.isUniqueViolation(e) || !mentionsRunKey(e)) {
+                    throw e;
+                }
+                last = e; // a concurrent write of one of these keys committed first: now it will be found
+            }
+        }
+        throw last;
+    }
+
+    private static boolean mentionsRunKey(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().toUpperCase().contains(RunKeyColumn.INDEX.toUpperCase())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<RunWrite> insert(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
+        Set<Long> jobs = lockJobs(connection, runs);
+        // The first run of each (job, key) is written; a later one in the same call names the same instance.
+        Map<JobKey, Integer> firstOfKey = new HashMap<>();
+        List<NewInstance> toInsert = new ArrayList<>(runs.size());
+        for (int i = 0; i < runs.size(); i++) {
+            NewInstance run = runs.get(i);
+            if (jobs.contains(run.jobId())
+                    && (run.key() == null || firstOfKey.putIfAbsent(new JobKey(run.jobId(), run.key()), i) == null)) {
+                toInsert.add(run);
+            }
+        }
+        Set<Long> inserted = insertIfAbsent(connection, toInsert, nowMs);
+        Map<JobKey, Instance> existing = readExisting(connection, toInsert, inserted);
+        List<RunWrite> results = new ArrayList<>(runs.size());
+        Map<JobKey, Instance> createdByKey = new HashMap<>();
+        for (NewInstance run : runs) {
+            if (!jobs.contains(run.jobId())) {
+                results.add(new RunWrite(RunWrite.Outcome.NO_JOB, null));
+                continue;
+            }
+            JobKey key = run.key() == null ? null : new JobKey(run.jobId(), run.key());
+            if (inserted.contains(run.id())) {
+                Instance instance = InstanceRowMapper.inserted(run, false, nowMs, shardCount);
+                if (key != null) {
+                    createdByKey.put(key, instance);
+                }
+                results.add(new RunWrite(RunWrite.Outcome.CREATED, instance));
+            } else {
+                Instance found = createdByKey.containsKey(key) ? createdByKey.get(key) : existing.get(key);
+                if (found == null) {
+                    // Not inserted, yet no row has its key: only a keyless run could get here, and those never
+                    // conflict. The insert must have failed on something else; say so rather than guess.
+                    throw new IllegalStateException("run " + run.id() + " of job " + run.jobId()
+                            + " was neither inserted nor found by its key " + run.key());
+                }
+                results.add(new RunWrite(RunWrite.Outcome.EXISTING, found));
+            }
+        }
+        return results;
+    }
+
+    private Set<Long> lockJobs(Connection connection, List<NewInstance> runs) throws SQLException {
+        Set<Long> wanted = new TreeSet<>();
+        runs.forEach(run -> wanted.add(run.jobId()));
+        Set<Long> found = new HashSet<>();
+        try (PreparedStatement ps = connection.prepareStatement(lockJobs)) {
+            ps.setArray(1, connection.createArrayOf("bigint", wanted.toArray(new Long[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(rs.getLong(1));
+                }
+            }
+        }
+        return found;
+    }
+
+    private Set<Long> insertIfAbsent(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
+        Set<Long> inserted = new HashSet<>();
+        for (int from = 0; from < runs.size(); from += ROWS_PER_INSERT) {
+            List<NewInstance> chunk = runs.subList(from, Math.min(runs.size(), from + ROWS_PER_INSERT));
+            Optional<String> multiRow = dialect.insertIfAbsentReturningIds("tw_instance", InstanceSql.INSERT_COLUMNS,
+                    List.of("job_id", "run_key"), KEY_PREDICATE, chunk.size());
+            if (multiRow.isPresent()) {
+                try (PreparedStatement ps = connection.prepareStatement(multiRow.get())) {
+                    int columns = InstanceSql.INSERT_COLUMNS.size();
+                    for (int row = 0; row < chunk.size(); row++) {
+                        InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), false, nowMs, shardCount);
+                    }
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            inserted.add(rs.getLong(1));
+                        }
+                    }
+                }
+            } else {
+                insertBatched(connection, chunk, nowMs, inserted);
+            }
+        }
+        return inserted;
+    }
+
+    private void insertBatched(Connection connection, List<NewInstance> chunk, long nowMs, Set<Long> inserted)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(insertIfAbsent)) {
+            for (NewInstance run : chunk) {
+                InstanceRowMapper.bindInsert(ps, run, false, nowMs, shardCount);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            for (int i = 0; i < chunk.size(); i++) {
+                if (counts[i] == Statement.SUCCESS_NO_INFO) {
+                    throw new IllegalStateException("the JDBC driver reported no per-row update counts for a"
+                            + " batched insert; remove reWriteBatchedInserts=true from the JDBC URL");
+                }
+                if (counts[i] == 1) {
+                    inserted.add(chunk.get(i).id());
+                }
+            }
+        }
+    }
+
+    /** The stored instances named by the keys of the runs that were not inserted, one query per job. */
+    private Map<JobKey, Instance> readExisting(Connection connection, List<NewInstance> runs, Set<Long> inserted)
+            throws SQLException {
+        Map<Long, List<String>> keysByJob = new LinkedHashMap<>();
+        for (NewInstance run : runs) {
+            if (!inserted.contains(run.id()) && run.key() != null) {
+                keysByJob.computeIfAbsent(run.jobId(), j -> new ArrayList<>()).add(run.key());
+            }
+        }
+        Map<JobKey, Instance> found = new HashMap<>();
+        for (Map.Entry<Long, List<String>> job : keysByJob.entrySet()) {
+            for (Instance instance : byKeys(connection, job.getKey(), job.getValue())) {
+                found.put(new JobKey(instance.jobId(), instance.key()), instance);
+            }
+        }
+        return found;
+    }
+
+    /** The instance of {@code jobId} with this key, if stored. */
+    Optional<Instance> findByKey(long jobId, String key) {
+        return runner.autoCommit("find run " + jobId + "/" + key, connection -> {
+            List<Instance> found = byKeys(connection, jobId, List.of(key));
+            return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+    }
+
+    /** The instances of {@code jobId} with these keys (those stored), in no particular order. */
+    List<Instance> findByKeys(long jobId, List<String> keys) {
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        return runner.autoCommit("find " + keys.size() + " runs of job " + jobId,
+                connection -> byKeys(connection, jobId, keys));
+    }
+
+    private static List<Instance> byKeys(Connection connection, long jobId, List<String> keys) throws SQLException {
+        List<Instance> found = new ArrayList<>(keys.size());
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_JOB_AND_KEYS)) {
+            ps.setLong(1, jobId);
+            ps.setArray(2, connection.createArrayOf("varchar", keys.toArray(new String[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found.add(InstanceRowMapper.read(rs));
+                }
+            }
+        }
+        return found;
+    }
+
+    /** A run's identity: its job and its key. */
+    private record JobKey(long jobId, String key) {
+    }
+}
