@@ -208,6 +208,7 @@ export async function renderInstance(ctx, query, id) {
         el('dt', {}, 'job'), el('dd', { class: 'job' }, el('a', { href: '#/jobs/' + encodeURIComponent(i.jobId) }, job), ' ',
           el('span', { class: 'muted' }, i.jobId)),
         el('dt', {}, 'status'), el('dd', {}, i.status),
+        el('dt', {}, 'key'), el('dd', { class: 'key' }, i.key == null ? '—' : i.key),
         el('dt', {}, 'scheduled'), el('dd', {}, i.scheduledTriggerTime ? timeEl(i.scheduledTriggerTime) : 'on demand (run now)'),
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),
         el('dt', {}, 'actual'), el('dd', { class: 'actual' }, timeEl(i.actualTriggerTime)),

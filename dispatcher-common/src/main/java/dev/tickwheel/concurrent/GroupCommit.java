@@ -99,11 +99,6 @@ public final class GroupCommit<I, R> implements AutoCloseable {
         return result;
     }
 
-    /** Items queued and not yet taken by a writer. */
-    public int queued() {
-        return closed ? 0 : queue.size();
-    }
-
     @SuppressWarnings("unchecked")
     private void run() {
         List<Pending<I, R>> taken = new ArrayList<>(maxBatch);

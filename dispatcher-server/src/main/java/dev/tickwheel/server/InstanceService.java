@@ -55,16 +55,10 @@ public final class InstanceService implements AutoCloseable {
      * Cancels a waiting instance, on any member: durably in the store first (the compare-and-set that decides), then
      * on the wheel of whichever member armed it (this one, or the owner, prompted), which frees its memory. A
      * cancelled instance is never dispatched, even if its timer fires in the same millisecond: the claim would lose.
+     * Concurrent calls share transactions (group commit); a CANCELLED answer is committed. The result carries the
+     * status the instance was seen in.
      */
-    public CancelOutcome cancel(long instanceId) {
-        return cancelOne(instanceId).outcome();
-    }
-
-    /**
-     * {@link #cancel}, with the status the instance was seen in. Concurrent calls share transactions (group commit);
-     * a CANCELLED answer is committed.
-     */
-    public CancelResult cancelOne(long instanceId) {
+    public CancelResult cancel(long instanceId) {
         CancelResult result = Committed.await(cancelCommits.submit(instanceId), "cancel of instance " + instanceId);
         if (result.outcome() == CancelOutcome.CANCELLED) {
             owner.cancelled(instanceId);
@@ -73,12 +67,12 @@ public final class InstanceService implements AutoCloseable {
     }
 
     /**
-     * Cancels the instance of job {@code jobId} that the caller's {@code key} names, as {@link #cancelOne}.
+     * Cancels the instance of job {@code jobId} that the caller's {@code key} names, as {@link #cancel}.
      *
      * @return empty if the key names no stored instance of the job
      */
     public Optional<CancelResult> cancelByKey(long jobId, String key) {
-        return instances.findByKey(jobId, key).map(instance -> cancelOne(instance.id()));
+        return instances.findByKey(jobId, key).map(instance -> cancel(instance.id()));
     }
 
     /**
@@ -136,10 +130,6 @@ public final class InstanceService implements AutoCloseable {
         cancelCommits.close();
     }
 
-    public Optional<Instance> get(long instanceId) {
-        return instances.get(instanceId);
-    }
-
     /** The instance of job {@code jobId} that the caller's {@code key} names, if stored. */
     public Optional<Instance> findByKey(long jobId, String key) {
         return instances.findByKey(jobId, key);
@@ -170,30 +160,6 @@ public final class InstanceService implements AutoCloseable {
      */
     public Page<Instance, Long> list(Long jobId, InstanceStatus status, Instant createdFrom, Instant createdBefore,
                                      Long beforeId, int limit) {
-        return list(jobId, null, status, createdFrom, createdBefore, beforeId, limit);
-    }
-
-    /**
-     * {@link #list(Long, InstanceStatus, Instant, Instant, Long, int)}, and with a {@code key} (which needs a job) only
-     * the instance that key names: a page of at most one, read through the run-key index.
-     *
-     * @throws IllegalArgumentException also if a key is given without a job
-     */
-    public Page<Instance, Long> list(Long jobId, String key, InstanceStatus status, Instant createdFrom,
-                                     Instant createdBefore, Long beforeId, int limit) {
-        if (key != null) {
-            if (jobId == null) {
-                throw new IllegalArgumentException("a key filter needs a job: keys are unique per job");
-            }
-            long lowest = createdFrom == null ? 0 : SnowflakeIdGenerator.lowestIdAt(createdFrom);
-            long bound = createdBefore == null ? Long.MAX_VALUE : SnowflakeIdGenerator.lowestIdAt(createdBefore);
-            long before = beforeId == null ? Long.MAX_VALUE : beforeId;
-            List<Instance> match = instances.findByKey(jobId, key)
-                    .filter(i -> status == null || i.status() == status)
-                    .filter(i -> i.id() >= lowest && i.id() < bound && i.id() < before)
-                    .stream().toList();
-            return new Page<>(match, Optional.empty());
-        }
         if (createdFrom != null && createdBefore != null && createdFrom.isAfter(createdBefore)) {
             throw new IllegalArgumentException("createdFrom must not be after createdBefore: " + createdFrom + " > "
                     + createdBefore);

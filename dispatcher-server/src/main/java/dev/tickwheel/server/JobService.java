@@ -226,11 +226,6 @@ public final class JobService implements AutoCloseable {
         return written;
     }
 
-    /** The instance of {@code jobId} that the caller's {@code key} names, if stored. */
-    public Optional<Instance> findRun(long jobId, String key) {
-        return instances.findByKey(jobId, Objects.requireNonNull(key, "key"));
-    }
-
     private static NoSuchElementException noJob(long jobId) {
         return new NoSuchElementException("job " + jobId + " does not exist");
     }

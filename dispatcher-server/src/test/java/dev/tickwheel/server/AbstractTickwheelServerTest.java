@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -75,9 +76,11 @@ abstract class AbstractTickwheelServerTest {
 
     Instance awaitStatus(long instanceId, InstanceStatus status) {
         Await.until(() -> "instance " + instanceId + " " + status + ", is "
-                + server.instances().get(instanceId).map(Instance::status).orElse(null), WAIT,
-                () -> server.instances().get(instanceId).map(i -> i.status() == status).orElse(false));
-        return server.instances().get(instanceId).orElseThrow();
+                + server.instances().history(instanceId)
+                        .map(InstanceHistory::instance).map(Instance::status).orElse(null), WAIT,
+                () -> server.instances().history(instanceId)
+                        .map(InstanceHistory::instance).map(i -> i.status() == status).orElse(false));
+        return server.instances().history(instanceId).map(InstanceHistory::instance).orElseThrow();
     }
 
     @Test
@@ -133,13 +136,13 @@ abstract class AbstractTickwheelServerTest {
     void cancel_pendingInstance_neverDispatches_andOutcomesAreDistinguished() {
         Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
         Instance later = server.jobs().run(job.id(), 60_000, null);
-        assertEquals(CancelOutcome.CANCELLED, server.instances().cancel(later.id()));
-        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(later.id()));
-        assertEquals(CancelOutcome.UNKNOWN, server.instances().cancel(123_456_789L));
+        assertEquals(CancelOutcome.CANCELLED, server.instances().cancel(later.id()).outcome());
+        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(later.id()).outcome());
+        assertEquals(CancelOutcome.UNKNOWN, server.instances().cancel(123_456_789L).outcome());
         assertEquals(0, server.wheel().pendingCount(), "the wheel released it");
         Instance now = server.jobs().run(job.id(), 0, null);
         awaitStatus(now.id(), InstanceStatus.SUCCEEDED);
-        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(now.id()));
+        assertEquals(CancelOutcome.ALREADY_FINISHED, server.instances().cancel(now.id()).outcome());
         assertEquals(1, calls("count"));
     }
 
@@ -172,7 +175,8 @@ abstract class AbstractTickwheelServerTest {
         Job job = server.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("count")));
         Instance pending = server.jobs().run(job.id(), 60_000, null);
         assertTrue(server.jobs().delete(job.id()));
-        assertEquals(InstanceStatus.CANCELLED, server.instances().get(pending.id()).orElseThrow().status());
+        assertEquals(InstanceStatus.CANCELLED, server.instances().history(pending.id())
+                .map(InstanceHistory::instance).orElseThrow().status());
         assertEquals(0, server.wheel().pendingCount());
     }
 

@@ -3,6 +3,7 @@ package dev.tickwheel.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -63,7 +64,7 @@ class CancelDispatchRaceStressTest {
                         }
                         for (int i = first; i < batch.size(); i += cancellers.length) {
                             long id = batch.get(i).id();
-                            outcomes.put(id, server.instances().cancel(id));
+                            outcomes.put(id, server.instances().cancel(id).outcome());
                         }
                     });
                     cancellers[t].start();
@@ -74,7 +75,8 @@ class CancelDispatchRaceStressTest {
                 batch.forEach(instance -> all.add(instance.id()));
             }
             Await.until("every instance settled", Duration.ofSeconds(30), () -> all.stream().allMatch(id -> {
-                InstanceStatus status = server.instances().get(id).orElseThrow().status();
+                InstanceStatus status = server.instances().history(id)
+                        .map(InstanceHistory::instance).orElseThrow().status();
                 return status == InstanceStatus.SUCCEEDED || status == InstanceStatus.CANCELLED;
             }));
 
@@ -84,7 +86,8 @@ class CancelDispatchRaceStressTest {
                 CancelOutcome outcome = outcomes.get(id);
                 seen.merge(outcome, 1, Integer::sum);
                 int delivered = deliveries.getOrDefault(id, new AtomicInteger()).get();
-                InstanceStatus status = server.instances().get(id).orElseThrow().status();
+                InstanceStatus status = server.instances().history(id)
+                        .map(InstanceHistory::instance).orElseThrow().status();
                 boolean ok = switch (outcome) {
                     case CANCELLED -> delivered == 0 && status == InstanceStatus.CANCELLED;
                     case ALREADY_DISPATCHED, ALREADY_FINISHED -> delivered == 1 && status == InstanceStatus.SUCCEEDED;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.cluster.WholeClusterMember;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
@@ -86,9 +87,10 @@ class DeliveryRegressionTest {
     }
 
     private static Instance await(TickwheelServer server, long id, InstanceStatus status) {
-        Await.until(() -> "instance " + id + " " + status + ", is " + server.instances().get(id), WAIT,
-                () -> server.instances().get(id).orElseThrow().status() == status);
-        return server.instances().get(id).orElseThrow();
+        Await.until(() -> "instance " + id + " " + status + ", is " + server.instances().history(id)
+                .map(InstanceHistory::instance), WAIT,
+                () -> server.instances().history(id).map(InstanceHistory::instance).orElseThrow().status() == status);
+        return server.instances().history(id).map(InstanceHistory::instance).orElseThrow();
     }
 
     // ---- item 6: one downtime, one fire under FIRE_ONCE_NOW
@@ -132,16 +134,17 @@ class DeliveryRegressionTest {
                 .withRetry(new RetryPolicy(3, 60_000)));
         long id = first.jobs().run(job.id(), 0, null).id();
         Await.until("attempt 1 failed and waits for its retry", WAIT, () -> {
-            Instance now = first.instances().get(id).orElseThrow();
+            Instance now = first.instances().history(id).map(InstanceHistory::instance).orElseThrow();
             return now.status() == InstanceStatus.WAITING && now.attempt() == 1;
         });
-        Instance waiting = first.instances().get(id).orElseThrow();
-        assertEquals(T0.plusSeconds(60), first.instances().get(id).orElseThrow().expectedTriggerTime());
+        Instance waiting = first.instances().history(id).map(InstanceHistory::instance).orElseThrow();
+        assertEquals(T0.plusSeconds(60), first.instances().history(id)
+                .map(InstanceHistory::instance).orElseThrow().expectedTriggerTime());
         first.close();
 
         TickwheelServer second = server();
 
-        Instance after = second.instances().get(id).orElseThrow();
+        Instance after = second.instances().history(id).map(InstanceHistory::instance).orElseThrow();
         assertEquals(InstanceStatus.WAITING, after.status());
         assertEquals(1, after.attempt());
         TimerFuture timer = second.wheel().fetchTimerFuture(id).orElseThrow();
@@ -183,7 +186,7 @@ class DeliveryRegressionTest {
 
         TickwheelServer second = server();
 
-        Instance interrupted = second.instances().get(id).orElseThrow();
+        Instance interrupted = second.instances().history(id).map(InstanceHistory::instance).orElseThrow();
         assertEquals(InstanceStatus.INTERRUPTED, interrupted.status());
         assertTrue(interrupted.error().contains("AT_MOST_ONCE: not repeated"), interrupted.error());
         assertEquals(1, keys.size(), "not delivered again");
@@ -202,7 +205,8 @@ class DeliveryRegressionTest {
         // A claim the crash caught before the call was marked started: claimed in the store, never called.
         try (JdbcStores stores = JdbcStores.open(url())) {
             WholeClusterMember.join(stores.cluster()); // the crashed server held the shards when it claimed
-            id = stores.instances().insertInstance(new NewInstance(777_001L, jobId, T0, null)).id();
+            id = stores.instances().insertRuns(List.of(new NewInstance(777_001L, jobId, T0, null)))
+                    .get(0).instance().id();
             assertEquals(1, stores.instances().claimBatch(List.of(id), T0).size());
         }
 
@@ -258,13 +262,14 @@ class DeliveryRegressionTest {
         Job job = first.jobs().create(JobSpec.of("api", ScheduleSpec.api(), Target.handler("record")));
         first.close();
         try (JdbcStores stores = JdbcStores.open(url())) {
-            stores.instances().insertInstance(new NewInstance(888_001L, job.id(),
-                    Instant.parse("2250-01-01T00:00:00Z"), null));
+            stores.instances().insertRuns(List.of(new NewInstance(888_001L, job.id(),
+                    Instant.parse("2250-01-01T00:00:00Z"), null))).get(0).instance();
         }
 
         TickwheelServer second = server();
 
-        assertEquals(InstanceStatus.WAITING, second.instances().get(888_001L).orElseThrow().status());
+        assertEquals(InstanceStatus.WAITING, second.instances().history(888_001L)
+                .map(InstanceHistory::instance).orElseThrow().status());
         assertTrue(second.wheelsRunning());
     }
 

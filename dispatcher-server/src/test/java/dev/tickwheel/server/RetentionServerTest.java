@@ -3,6 +3,7 @@ package dev.tickwheel.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
@@ -40,17 +41,19 @@ class RetentionServerTest {
         try {
             Job job = server.jobs().create(JobSpec.of("kept two days", ScheduleSpec.api(), Target.handler("noop")));
             long id = server.jobs().run(job.id(), 0, null).id();
-            Await.until("instance succeeded", WAIT, () -> server.instances().get(id).map(Instance::status)
+            Await.until("instance succeeded", WAIT, () -> server.instances().history(id)
+                    .map(InstanceHistory::instance).map(Instance::status)
                     .orElse(null) == InstanceStatus.SUCCEEDED);
             long runsBefore = server.retentionStats().runs();
             Await.until("two more purge runs", WAIT, () -> server.retentionStats().runs() >= runsBefore + 2);
-            assertTrue(server.instances().get(id).isPresent(), "younger than two days: kept");
+            assertTrue(server.instances().history(id)
+                    .map(InstanceHistory::instance).isPresent(), "younger than two days: kept");
 
             clock.advance(Duration.ofDays(2).plusSeconds(1));
             // The count follows the delete's commit: wait for it, then the row must be gone.
             Await.until("instance purged", WAIT, () -> server.retentionStats().purged() == 1);
 
-            assertTrue(server.instances().get(id).isEmpty());
+            assertTrue(server.instances().history(id).map(InstanceHistory::instance).isEmpty());
             assertEquals(0, server.retentionStats().failedRuns());
             assertEquals(0, server.purgeNow(), "nothing left to delete");
         } finally {

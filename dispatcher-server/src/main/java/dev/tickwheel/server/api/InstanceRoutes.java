@@ -21,6 +21,7 @@ import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Handlers of {@code /api/instances…} and of {@code /api/jobs/{id}/runs/{key}…}: read one (by ID or by its job and
@@ -74,16 +75,32 @@ final class InstanceRoutes {
                 throw ApiException.invalidParameter("key", "needs 'jobId': a key is unique within its job");
             }
         }
-        Page<Instance, Long> page = instances.list(jobId, key, status, from, to, cursor, limit);
+        Page<Instance, Long> page = key == null ? instances.list(jobId, status, from, to, cursor, limit)
+                : byKey(jobId, key, status, from, to, cursor);
         Map<Long, String> names = instances.jobNames(page.items().stream().map(Instance::jobId).distinct().toList());
         ctx.json(new PageResponse<>(page.items().stream().map(i -> views.instance(i, names.get(i.jobId()))).toList(),
                 page.nextCursor().map(PageCursors::encodeInstance).orElse(null)));
     }
 
+    /**
+     * The history filtered by a key: the one instance the key names among the job's, if the other filters let it
+     * through (a page of at most one, read through the run-key index).
+     */
+    private Page<Instance, Long> byKey(long jobId, String key, InstanceStatus status, Instant from, Instant to,
+                                       Long cursor) {
+        List<Instance> match = instances.findByKey(jobId, key)
+                .filter(i -> status == null || i.status() == status)
+                .filter(i -> from == null || !i.createdAt().isBefore(from))
+                .filter(i -> to == null || i.createdAt().isBefore(to))
+                .filter(i -> cursor == null || i.id() < cursor)
+                .stream().toList();
+        return new Page<>(match, Optional.empty());
+    }
+
     /** 200 CANCELLED, 409 ALREADY_DISPATCHED or ALREADY_FINISHED, 404 unknown. */
     void cancel(Context ctx) {
         long id = instanceId(ctx);
-        answerCancel(ctx, instances.cancelOne(id));
+        answerCancel(ctx, instances.cancel(id));
     }
 
     /** {@link #cancel} of the instance that {@code {key}} names among job {@code {id}}'s. */

@@ -22,12 +22,6 @@ import java.time.Instant;
 public record JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
                          int attempt, int node, long epoch, String key) {
 
-    /** A context of a run without a caller's key. */
-    public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
-                      int attempt, int node, long epoch) {
-        this(instanceId, jobId, jobName, params, expectedTriggerTime, attempt, node, epoch, null);
-    }
-
     /**
      * {@code <instanceId>-<attempt>}: the same for every delivery of one attempt, including one repeated because a
      * server stopped during the call, and different for a retry. A receiver that remembers the keys it has seen runs

@@ -37,7 +37,7 @@ import java.util.Set;
  *
  * <p>Thread-safe.
  *
- * <p>Caveats: {@link #cancel} classifies a refused cancel by reading the status after the compare-and-set failed;
+ * <p>Caveats: {@link #cancelAll} classifies a refused cancel by reading the status after the compare-and-set failed;
  * the status may have moved on again by the time the caller sees the answer (it was true at the read).
  */
 public interface InstanceStore {
@@ -80,16 +80,6 @@ public interface InstanceStore {
     List<AdvanceResult> createInstancesAndAdvanceJobs(List<JobAdvance> advances);
 
     /**
-     * Inserts an on-demand (API) instance as waiting. On-demand instances fill no schedule slot, so two of them may
-     * share a job and a trigger time (two API calls in the same millisecond both run).
-     *
-     * @return the instance as stored
-     * @throws IllegalArgumentException if the job does not exist
-     * @throws DuplicateIdException     if the id is taken
-     */
-    Instance insertInstance(NewInstance instance);
-
-    /**
      * Writes on-demand runs in <em>one</em> transaction: each run whose job exists is inserted as waiting, unless its
      * {@link NewInstance#key() key} already names an instance of its job, which is then returned instead (whatever
      * its status, params or due time: the key is the run's identity). Two runs of one job with one key, in this call
@@ -106,19 +96,17 @@ public interface InstanceStore {
     /** The instance of job {@code jobId} whose caller's key is {@code key}, if stored. */
     Optional<Instance> findByKey(long jobId, String key);
 
-    /** The stored instances of job {@code jobId} whose keys are among {@code keys}, in no particular order. */
-    List<Instance> findByKeys(long jobId, List<String> keys);
-
     /**
-     * {@link #cancel} for many instances in one transaction: one result per distinct id, in the order of first
-     * appearance. CANCELLED means this call moved it from WAITING (and it is committed when this returns).
+     * WAITING → CANCELLED for many instances in one transaction: one result per distinct id, in the order of first
+     * appearance. CANCELLED means this call moved it from WAITING (and it is committed when this returns); a refusal
+     * says why, from the status read after the compare-and-set.
      */
     List<CancelResult> cancelAll(List<Long> instanceIds);
 
     /**
      * Moves a WAITING instance to a new due time (and, if {@code replaceParams}, to new params), keeping its id, key,
      * attempt and schedule slot. From the moment this commits, only a timer armed for {@code dueAt} or later can claim
-     * the instance ({@link #claimArmed}): a timer armed for its old, earlier time that fires afterwards loses its claim.
+     * the instance ({@link #claimArmed}): a timer armed for its old, earlier time that fires afterwards loses.
      * If the instance is no longer waiting, nothing changes and the outcome says why.
      *
      * @return RESCHEDULED with the row as moved, or the refusal with the row as seen, or UNKNOWN
@@ -196,13 +184,6 @@ public interface InstanceStore {
      * job skips such instances. Returns false if the instance is not waiting.
      */
     boolean skip(long instanceId, String reason);
-
-    /**
-     * WAITING → CANCELLED. On refusal, reads the status to say why.
-     *
-     * @return {@link CancelOutcome#CANCELLED} if this call cancelled it; otherwise why not
-     */
-    CancelOutcome cancel(long instanceId);
 
     /** The instance with this id, if stored. */
     Optional<Instance> get(long instanceId);

@@ -124,6 +124,19 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void keyedRun_itsPageShowsTheCallersKey() {
+        String jobId = createJob("keyed", receiver.url());
+        String key = "order <b>42</b>";
+        String instanceId = api.post("/api/jobs/" + jobId + "/run",
+                "{\"key\": \"" + key + "\", \"delayMs\": 600000}").json().get("instanceId").asText();
+
+        console.load("#/instances/" + instanceId);
+
+        console.awaitText("#instance-status", "WAITING");
+        assertEquals(key, console.text("dd.key"), "shown as text, never as markup");
+    }
+
+    @Test
     void waitingInstance_cancelFromItsPage_becomesCancelledAndIsNeverCalled() {
         String jobId = createJob("cancel me", receiver.url());
         console.load("#/jobs");

@@ -96,7 +96,7 @@ class InstanceDispatcherTest {
                 },
                 "overflows", ctx -> recurse(1)), Map.of(), 1);
         target.store = stores.instances();
-        InstanceStore instances = failing(InstanceStore.class, stores.instances(), "claimBatch", claimFailuresLeft);
+        InstanceStore instances = failing(InstanceStore.class, stores.instances(), "claimArmed", claimFailuresLeft);
         JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
         dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
                 WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
@@ -144,8 +144,8 @@ class InstanceDispatcherTest {
     }
 
     private long fireNow(Job job) {
-        Instance instance = stores.instances().insertInstance(new NewInstance(IDS.incrementAndGet(), job.id(), NOW,
-                null));
+        Instance instance = stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(), NOW,
+                null))).get(0).instance();
         dispatcher.arm(instance.id(), job.id(), NOW);
         return instance.id();
     }
@@ -198,7 +198,8 @@ class InstanceDispatcherTest {
         Job job = webhookJob("dup.test", DeliveryPolicy.DEFAULT);
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            ids.add(stores.instances().insertInstance(new NewInstance(IDS.incrementAndGet(), job.id(), NOW, null))
+            ids.add(stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(), NOW, null)))
+                    .get(0).instance()
                     .id());
         }
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
@@ -419,7 +420,7 @@ class InstanceDispatcherTest {
         long cancelled = ids.get(0);
         long last = ids.get(1);
 
-        assertEquals(dev.tickwheel.server.instance.CancelOutcome.CANCELLED, stores.instances().cancel(cancelled));
+        assertEquals(dev.tickwheel.server.instance.CancelOutcome.CANCELLED, stores.instances().cancelAll(List.of(cancelled)).get(0).outcome());
         target.callOf(calledFirst).result().complete(null);
 
         Await.until("the last one is called", WAIT, () -> target.callOf(last) != null);

@@ -156,7 +156,8 @@ class RetentionPurgeTest {
         List<Long> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             clock.set(old.plusMillis(i));
-            waiting.add(instances.insertInstance(new NewInstance(idAt(old.plusMillis(i)), job.id(), old, null)).id());
+            waiting.add(instances.insertRuns(List.of(new NewInstance(idAt(old.plusMillis(i)), job.id(), old, null)))
+                    .get(0).instance().id());
         }
         long finished1 = succeededAt(job, old.plusSeconds(1));
         long finished2 = succeededAt(job, old.plusSeconds(2));
@@ -289,7 +290,7 @@ class RetentionPurgeTest {
     /** An instance of {@code job} created and succeeded at {@code at}. */
     private long succeededAt(Job job, Instant at) {
         clock.set(at);
-        long id = instances.insertInstance(new NewInstance(idAt(at), job.id(), at, null)).id();
+        long id = instances.insertRuns(List.of(new NewInstance(idAt(at), job.id(), at, null))).get(0).instance().id();
         assertEquals(1, instances.claimBatch(List.of(id), at).size());
         assertEquals(Set.of(id), instances.markAllSucceeded(List.of(id)));
         assertEquals(InstanceStatus.SUCCEEDED, instances.get(id).orElseThrow().status());

@@ -106,31 +106,6 @@ final class InstanceTransitions {
         });
     }
 
-    /**
-     * The compare-and-set first; only if it fails, a read of the status to say why. A read that finds the
-     * instance waiting again (it was dispatching at the CAS and has since been sent back for a retry) tries again.
-     */
-    CancelOutcome cancel(long instanceId) {
-        for (int attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
-            if (cancelIfWaiting(instanceId)) {
-                return CancelOutcome.CANCELLED;
-            }
-            InstanceStatus seen = readStatus(instanceId);
-            if (seen == null) {
-                return CancelOutcome.UNKNOWN;
-            }
-            if (seen != InstanceStatus.WAITING) {
-                return CancelOutcome.refusedIn(seen);
-            }
-        }
-        // Waiting at every read, yet never at a CAS: it is being retried in a tight loop. Each CAS saw it claimed.
-        return CancelOutcome.ALREADY_DISPATCHED;
-    }
-
-    private boolean cancelIfWaiting(long instanceId) {
-        return move(InstanceTransition.CANCEL, InstanceSql.CANCEL, instanceId, Fence.NONE);
-    }
-
     /** A transition whose statement takes (to, updated at, id, from), then the fence. */
     private boolean move(InstanceTransition t, String statement, long instanceId, Fence.Binder fence) {
         long nowMs = clock.millis();
@@ -138,17 +113,6 @@ final class InstanceTransitions {
             try (PreparedStatement ps = connection.prepareStatement(statement)) {
                 TransitionBinding.move(ps, t, nowMs, TransitionBinding.id(instanceId), fence);
                 return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    private InstanceStatus readStatus(long instanceId) {
-        return runner.autoCommit("read status of instance " + instanceId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_STATUS)) {
-                ps.setLong(1, instanceId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? InstanceStatus.valueOf(rs.getString(1)) : null;
-                }
             }
         });
     }

@@ -206,34 +206,6 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public Instance insertInstance(NewInstance instance) {
-        Objects.requireNonNull(instance, "instance");
-        long nowMs = clock.millis();
-        try {
-            runner.inTransaction("insert instance " + instance.id(), connection -> {
-                // Locking the job row serialises this insert with a delete of the job.
-                try (PreparedStatement lock = connection.prepareStatement(InstanceSql.LOCK_JOB)) {
-                    lock.setLong(1, instance.jobId());
-                    try (ResultSet rs = lock.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new IllegalArgumentException("jobId does not name a stored job: "
-                                    + instance.jobId());
-                        }
-                    }
-                }
-                try (PreparedStatement ps = connection.prepareStatement(InstanceSql.INSERT)) {
-                    InstanceRowMapper.bindInsert(ps, instance, false, nowMs, shardCount);
-                    ps.executeUpdate();
-                }
-                return null;
-            });
-        } catch (StoreException e) {
-            throw duplicateIds.translate(e, List.of(instance.id()));
-        }
-        return InstanceRowMapper.inserted(instance, false, nowMs, shardCount);
-    }
-
-    @Override
     public List<RunWrite> insertRuns(List<NewInstance> runs) {
         Objects.requireNonNull(runs, "runs");
         if (runs.isEmpty()) {
@@ -251,11 +223,6 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public Optional<Instance> findByKey(long jobId, String key) {
         return onDemandRuns.findByKey(jobId, Objects.requireNonNull(key, "key"));
-    }
-
-    @Override
-    public List<Instance> findByKeys(long jobId, List<String> keys) {
-        return onDemandRuns.findByKeys(jobId, keys);
     }
 
     @Override
@@ -306,11 +273,6 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public boolean skip(long instanceId, String reason) {
         return transitions.skip(instanceId, reason);
-    }
-
-    @Override
-    public CancelOutcome cancel(long instanceId) {
-        return transitions.cancel(instanceId);
     }
 
     @Override

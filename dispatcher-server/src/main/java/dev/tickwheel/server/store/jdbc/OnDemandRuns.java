@@ -213,15 +213,6 @@ final class OnDemandRuns {
         });
     }
 
-    /** The instances of {@code jobId} with these keys (those stored), in no particular order. */
-    List<Instance> findByKeys(long jobId, List<String> keys) {
-        if (keys.isEmpty()) {
-            return List.of();
-        }
-        return runner.autoCommit("find " + keys.size() + " runs of job " + jobId,
-                connection -> byKeys(connection, jobId, keys));
-    }
-
     private static List<Instance> byKeys(Connection connection, long jobId, List<String> keys) throws SQLException {
         List<Instance> found = new ArrayList<>(keys.size());
         try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_JOB_AND_KEYS)) {

@@ -10,6 +10,7 @@ import dev.tickwheel.server.Await;
 import dev.tickwheel.server.JobSpec;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.dispatch.webhook.SignatureOracle;
+import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
@@ -73,7 +74,8 @@ class FailureAlertsEngineTest {
 
             awaitOutcome(AlertKind.INSTANCE_FAILED, AlertOutcome.SENT, 2);
 
-            assertEquals(InstanceStatus.FAILED, server.instances().get(first).orElseThrow().status());
+            assertEquals(InstanceStatus.FAILED, server.instances().history(first)
+                    .map(InstanceHistory::instance).orElseThrow().status());
             List<AlertReceiver.Received> received = receiver.received();
             String windowStart = Long.toString(T0.minus(AlertSettings.DEFAULT_FAILURE_WINDOW).toEpochMilli());
             assertEquals(Set.of("alert:INSTANCE_FAILED:" + first, "alert:INSTANCE_FAILED:" + second,

@@ -36,7 +36,7 @@ final class WebhookFixtures {
     }
 
     static JobContext context(long instanceId, int attempt) {
-        return new JobContext(instanceId, 7, "nightly report", "{\"region\":\"eu\"}", DUE, attempt, 3, 11);
+        return new JobContext(instanceId, 7, "nightly report", "{\"region\":\"eu\"}", DUE, attempt, 3, 11, null);
     }
 
     /** Waits (bounded) for the call to fail and returns its WebhookException. */

@@ -75,14 +75,15 @@ class WebhookInvokerTest {
     void body_paramsThatAreNotOneJsonValue_travelAsAString() throws Exception {
         ObjectMapper json = new ObjectMapper();
         for (String params : new String[] {"plain text", "{\"a\":1} trailing", "{\"unclosed\": ", ""}) {
-            JobContext context = new JobContext(1, 7, "n\"ame", params, Instant.parse("2030-01-02T03:04:05Z"), 1, 0, 1);
+            JobContext context = new JobContext(1, 7, "n\"ame", params, Instant.parse("2030-01-02T03:04:05Z"), 1, 0, 1,
+                    null);
 
             JsonNode body = json.readTree(invoker.body(context, context.idempotencyKey()));
 
             assertEquals(params, body.get("params").asText(), body.toString());
             assertEquals("n\"ame", body.get("jobName").asText(), "strings are escaped");
         }
-        JobContext nested = new JobContext(1, 7, "x", "[1, {\"b\": [true, null]}]", Instant.EPOCH, 1, 0, 1);
+        JobContext nested = new JobContext(1, 7, "x", "[1, {\"b\": [true, null]}]", Instant.EPOCH, 1, 0, 1, null);
         assertEquals("[1,{\"b\":[true,null]}]",
                 json.readTree(invoker.body(nested, "1-1")).get("params").toString(), "any JSON value, embedded");
     }

@@ -81,7 +81,7 @@ abstract class AbstractBatchStoreContractTest {
         List<NewInstance> created = createWaiting(job, 4);
         long cancelled = created.get(1).id();
         long dispatching = created.get(2).id();
-        assertEquals(CancelOutcome.CANCELLED, instances.cancel(cancelled));
+        assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(cancelled)).get(0).outcome());
         assertTrue(!instances.claimBatch(List.of(dispatching), START).isEmpty());
 
         List<Instance> claimed = instances.claimBatch(List.of(created.get(0).id(), cancelled, dispatching,
@@ -162,7 +162,7 @@ abstract class AbstractBatchStoreContractTest {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (long id : all) {
-                        if (instances.cancel(id) == CancelOutcome.CANCELLED) {
+                        if (instances.cancelAll(List.of(id)).get(0).outcome() == CancelOutcome.CANCELLED) {
                             assertTrue(cancelled.add(id), "cancelled twice: " + id);
                         }
                     }

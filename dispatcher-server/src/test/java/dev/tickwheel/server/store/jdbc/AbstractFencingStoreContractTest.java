@@ -285,7 +285,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
         Instance ofDeletedJob = waiting();
         JdbcStores other = member(); // never joined: it holds no lease
 
-        assertEquals(CancelOutcome.CANCELLED, other.instances().cancel(cancelled.id()));
+        assertEquals(CancelOutcome.CANCELLED, other.instances().cancelAll(List.of(cancelled.id())).get(0).outcome());
         assertTrue(other.instances().skip(skipped.id(), "over the limit"));
         assertEquals(List.of(ofDeletedJob.id()), other.jobs().delete(job.id()).cancelledInstanceIds());
     }
@@ -293,7 +293,8 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
     // ---------------------------------------------------------------- fixtures
 
     private Instance waiting() {
-        return a.instances().insertInstance(new NewInstance(ids.incrementAndGet(), job.id(), T0, null));
+        return a.instances().insertRuns(List.of(new NewInstance(ids.incrementAndGet(), job.id(), T0, null)))
+                .get(0).instance();
     }
 
     private Instance claimedByA() {

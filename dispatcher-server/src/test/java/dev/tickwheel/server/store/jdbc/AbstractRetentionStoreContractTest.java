@@ -129,7 +129,7 @@ abstract class AbstractRetentionStoreContractTest {
         long id = lowestIdAt(CUTOFF.plusSeconds(60));
         insertAt(job, id, CUTOFF.minus(Duration.ofDays(1)));
         clock.set(CUTOFF.minus(Duration.ofDays(1)));
-        assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+        assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(id)).get(0).outcome());
 
         PurgeBatch batch = instances.purgeFinished(PurgeScope.allJobsExcept(Set.of(), null), CUTOFF, -1, LIMIT);
 
@@ -290,7 +290,7 @@ abstract class AbstractRetentionStoreContractTest {
             case DISPATCHING -> assertTrue(claim(id));
             case SUCCEEDED -> assertTrue(claim(id) && instances.markAllSucceeded(List.of(id)).contains(id));
             case FAILED -> assertTrue(claim(id) && instances.markFailed(id, "boom"));
-            case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+            case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(id)).get(0).outcome());
             case INTERRUPTED -> assertTrue(claim(id) && instances.markInterrupted(id, "cut"));
         }
         Instance stored = instances.get(id).orElseThrow();
@@ -300,7 +300,7 @@ abstract class AbstractRetentionStoreContractTest {
 
     private void insertAt(Job job, long id, Instant createdAt) {
         clock.set(createdAt);
-        instances.insertInstance(new NewInstance(id, job.id(), createdAt, null));
+        instances.insertRuns(List.of(new NewInstance(id, job.id(), createdAt, null))).get(0).instance();
     }
 
     private boolean claim(long id) {

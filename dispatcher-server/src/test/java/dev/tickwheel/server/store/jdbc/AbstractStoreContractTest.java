@@ -16,6 +16,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -150,7 +151,7 @@ abstract class AbstractStoreContractTest {
 
     /** A waiting on-demand instance of a fresh job, due at {@link #START_MS}. */
     Instance waitingInstance() {
-        return instances.insertInstance(newInstance(insertJob(null).id(), START_MS));
+        return instances.insertRuns(List.of(newInstance(insertJob(null).id(), START_MS))).get(0).instance();
     }
 
     /** An instance driven into {@code status} through legal transitions only. */
@@ -177,7 +178,7 @@ abstract class AbstractStoreContractTest {
             case DISPATCHING -> assertTrue(claim(id, START));
             case SUCCEEDED -> assertTrue(claim(id, START) && succeed(id));
             case FAILED -> assertTrue(claim(id, START) && instances.markFailed(id, "boom"));
-            case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+            case CANCELLED -> assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(id)).get(0).outcome());
             case INTERRUPTED -> assertTrue(claim(id, START) && instances.markInterrupted(id, "cut"));
         }
         return instances.get(id).orElseThrow();
@@ -326,9 +327,9 @@ abstract class AbstractStoreContractTest {
     @Test
     void delete_jobWithInstances_cancelsOnlyWaitingOnesAndRemovesJob() {
         Job job = insertJob(START);
-        Instance waiting1 = instances.insertInstance(newInstance(job.id(), START));
-        Instance waiting2 = instances.insertInstance(newInstance(job.id(), START));
-        Instance dispatching = instances.insertInstance(newInstance(job.id(), START));
+        Instance waiting1 = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
+        Instance waiting2 = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
+        Instance dispatching = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
         claim(dispatching.id(), START);
         Instance otherJobs = waitingInstance();
 
@@ -679,11 +680,13 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void insertInstance_twoOnDemandRunsInSameMillisecond_bothStored() {
+    void insertRuns_twoKeylessRunsInSameMillisecond_bothStored() {
         Job job = insertJob(null);
 
-        Instance a = instances.insertInstance(new NewInstance(nextId(), job.id(), START, "{\"run\":1}"));
-        Instance b = instances.insertInstance(new NewInstance(nextId(), job.id(), START, "{\"run\":2}"));
+        Instance a = instances.insertRuns(List.of(new NewInstance(nextId(), job.id(), START, "{\"run\":1}")))
+                .get(0).instance();
+        Instance b = instances.insertRuns(List.of(new NewInstance(nextId(), job.id(), START, "{\"run\":2}")))
+                .get(0).instance();
 
         assertEquals(a, instances.get(a.id()).orElseThrow());
         assertEquals(b, instances.get(b.id()).orElseThrow());
@@ -694,34 +697,33 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void insertInstance_onDemandRunAtScheduledSlot_bothStored() {
+    void insertRuns_onDemandRunAtScheduledSlot_bothStored() {
         Job job = insertJob(START);
         NewInstance scheduled = newInstance(job.id(), START);
         instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled)));
 
-        Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
+        Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
 
         assertEquals(2, listed(job.id(), InstanceStatus.WAITING).size());
         assertTrue(onDemand.isOnDemand());
     }
 
     @Test
-    void insertInstance_unknownJob_throwsIllegalArgumentNamingJob() {
+    void insertRuns_unknownJob_writesNothingAndSaysNoJob() {
         long ghost = nextId();
 
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> instances.insertInstance(newInstance(ghost, START)));
+        List<RunWrite> written = instances.insertRuns(List.of(newInstance(ghost, START)));
 
-        assertTrue(e.getMessage().contains("jobId") && e.getMessage().contains(String.valueOf(ghost)),
-                e.getMessage());
+        assertEquals(List.of(new RunWrite(RunWrite.Outcome.NO_JOB, null)), written);
+        assertEquals(0, instances.countByStatus().values().stream().mapToLong(Long::longValue).sum());
     }
 
     @Test
-    void insertInstance_duplicateId_throwsDuplicateIdException() {
+    void insertRuns_duplicateId_throwsDuplicateIdException() {
         Instance existing = waitingInstance();
 
-        DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> instances.insertInstance(
-                new NewInstance(existing.id(), existing.jobId(), START.plusSeconds(5), null)));
+        DuplicateIdException e = assertThrows(DuplicateIdException.class, () -> instances.insertRuns(List.of(
+                new NewInstance(existing.id(), existing.jobId(), START.plusSeconds(5), null))).get(0).instance());
 
         assertTrue(e.getMessage().endsWith(" id already exists: " + existing.id()), e.getMessage());
         assertEquals(START_MS, instances.get(existing.id()).orElseThrow().expectedTriggerTime());
@@ -860,7 +862,7 @@ abstract class AbstractStoreContractTest {
     void cancel_waiting_returnsCancelledAndInstanceCannotBeClaimed() {
         Instance instance = waitingInstance();
 
-        assertEquals(CancelOutcome.CANCELLED, instances.cancel(instance.id()));
+        assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(instance.id())).get(0).outcome());
 
         assertEquals(InstanceStatus.CANCELLED, instances.get(instance.id()).orElseThrow().status());
         assertFalse(claim(instance.id(), START));
@@ -871,7 +873,7 @@ abstract class AbstractStoreContractTest {
     void cancel_dispatching_returnsAlreadyDispatched() {
         Instance instance = instanceIn(InstanceStatus.DISPATCHING);
 
-        assertEquals(CancelOutcome.ALREADY_DISPATCHED, instances.cancel(instance.id()));
+        assertEquals(CancelOutcome.ALREADY_DISPATCHED, instances.cancelAll(List.of(instance.id())).get(0).outcome());
         assertEquals(InstanceStatus.DISPATCHING, instances.get(instance.id()).orElseThrow().status());
     }
 
@@ -880,7 +882,7 @@ abstract class AbstractStoreContractTest {
     void cancel_finished_returnsAlreadyFinished(InstanceStatus terminal) {
         Instance instance = instanceIn(terminal);
 
-        assertEquals(CancelOutcome.ALREADY_FINISHED, instances.cancel(instance.id()));
+        assertEquals(CancelOutcome.ALREADY_FINISHED, instances.cancelAll(List.of(instance.id())).get(0).outcome());
         assertEquals(terminal, instances.get(instance.id()).orElseThrow().status());
     }
 
@@ -890,7 +892,7 @@ abstract class AbstractStoreContractTest {
 
     @Test
     void cancel_unknownInstance_returnsUnknown() {
-        assertEquals(CancelOutcome.UNKNOWN, instances.cancel(nextId()));
+        assertEquals(CancelOutcome.UNKNOWN, instances.cancelAll(List.of(nextId())).get(0).outcome());
     }
 
     /** Every transition operation, as the status it needs and a call that reports whether it applied. */
@@ -899,7 +901,7 @@ abstract class AbstractStoreContractTest {
         MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markAllSucceeded(List.of(id)).contains(id)),
         MARK_FAILED(InstanceStatus.DISPATCHING, (s, id) -> s.markFailed(id, "e")),
         RETRY(InstanceStatus.DISPATCHING, (s, id) -> s.retry(id, START.plusSeconds(9), "e")),
-        CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancel(id) == CancelOutcome.CANCELLED),
+        CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancelAll(List.of(id)).get(0).outcome() == CancelOutcome.CANCELLED),
         RELEASE(InstanceStatus.DISPATCHING, (s, id) -> s.release(id)),
         MARK_INTERRUPTED(InstanceStatus.DISPATCHING, (s, id) -> s.markInterrupted(id, "cut")),
         SKIP(InstanceStatus.WAITING, (s, id) -> s.skip(id, "over the limit"));
@@ -961,8 +963,8 @@ abstract class AbstractStoreContractTest {
         Job other = insertJob(null);
         List<Long> jobWaiting = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            jobWaiting.add(instances.insertInstance(newInstance(job.id(), START)).id());
-            instances.insertInstance(newInstance(other.id(), START));
+            jobWaiting.add(instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance().id());
+            instances.insertRuns(List.of(newInstance(other.id(), START))).get(0).instance();
         }
         long claimed = jobWaiting.remove(3);
         claim(claimed, START);
@@ -991,7 +993,8 @@ abstract class AbstractStoreContractTest {
         for (int i = 0; i < 6; i++) {
             long id = new SnowflakeIdGenerator(3, java.time.Clock.fixed(t0.plusSeconds(i), java.time.ZoneOffset.UTC))
                     .nextId();
-            ids.add(instances.insertInstance(new NewInstance(id, i % 2 == 0 ? job.id() : other.id(), START, null))
+            ids.add(instances.insertRuns(List.of(new NewInstance(id, i % 2 == 0 ? job.id() : other.id(), START, null)))
+                    .get(0).instance()
                     .id());
         }
         assertTrue(claim(ids.get(1), START) && claim(ids.get(4), START) && claim(ids.get(5), START));
@@ -1097,7 +1100,7 @@ abstract class AbstractStoreContractTest {
         assertTrue(claim(id, START_MS.plusSeconds(1)) && instances.retry(id, START_MS.plusSeconds(2), "boom"));
         assertFalse(instances.retry(id, START_MS.plusSeconds(3), "twice"), "the retry of a waiting instance");
         assertEquals(1, attemptRows(id));
-        assertEquals(CancelOutcome.CANCELLED, instances.cancel(id));
+        assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(id)).get(0).outcome());
 
         InstanceHistory cancelled = instances.history(id).orElseThrow();
         assertEquals(List.of(1), cancelled.attempts().stream().map(Attempt::attempt).toList());
@@ -1170,9 +1173,10 @@ abstract class AbstractStoreContractTest {
     @Test
     void findWaiting_dueBy_returnsOnlyInstancesDueByThen() {
         Job job = insertJob(null);
-        Instance early = instances.insertInstance(newInstance(job.id(), START_MS));
-        Instance exactlyDue = instances.insertInstance(newInstance(job.id(), START_MS.plusSeconds(10)));
-        instances.insertInstance(newInstance(job.id(), START_MS.plusSeconds(10).plusMillis(1)));
+        Instance early = instances.insertRuns(List.of(newInstance(job.id(), START_MS))).get(0).instance();
+        Instance exactlyDue = instances.insertRuns(List.of(newInstance(job.id(), START_MS.plusSeconds(10))))
+                .get(0).instance();
+        instances.insertRuns(List.of(newInstance(job.id(), START_MS.plusSeconds(10).plusMillis(1)))).get(0).instance();
 
         List<Instance> due = instances.findWaiting(allShards, START_MS.plusSeconds(10), 0, 100);
 
@@ -1182,7 +1186,7 @@ abstract class AbstractStoreContractTest {
     @Test
     void insert_jobsAndInstances_carryTheShardOfTheirJob() {
         Job job = insertJob(START);
-        Instance onDemand = instances.insertInstance(newInstance(job.id(), START));
+        Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
         NewInstance scheduled = newInstance(job.id(), START);
         assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), 0, START, START.plusSeconds(1),
                 List.of(scheduled))).advanced());
@@ -1425,7 +1429,7 @@ abstract class AbstractStoreContractTest {
                 if (racer == 0) {
                     claimed.put(id, claim(id, START));
                 } else {
-                    cancelled.put(id, instances.cancel(id));
+                    cancelled.put(id, instances.cancelAll(List.of(id)).get(0).outcome());
                 }
             }
         });
@@ -1486,11 +1490,10 @@ abstract class AbstractStoreContractTest {
                 if (racer == 0) {
                     jobs.delete(job.id());
                 } else {
-                    try {
-                        inserted.add(instances.insertInstance(newInstance(job.id(), START)).id());
-                    } catch (IllegalArgumentException jobAlreadyGone) {
-                        // the delete won: nothing was written
-                    }
+                    RunWrite written = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0);
+                    if (written.created()) {
+                        inserted.add(written.instance().id());
+                    } // else NO_JOB: the delete won, nothing was written
                 }
             }
         });

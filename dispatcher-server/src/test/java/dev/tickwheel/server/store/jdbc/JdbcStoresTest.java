@@ -37,7 +37,7 @@ class JdbcStoresTest {
         try (JdbcStores stores = JdbcStores.open(url)) {
             stores.jobs().insert(new NewJob(1, "j", ScheduleSpec.api(), Target.handler("h"), null, true,
                     MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null));
-            stores.instances().insertInstance(new NewInstance(2, 1, T, null));
+            stores.instances().insertRuns(java.util.List.of(new NewInstance(2, 1, T, null))).get(0).instance();
         }
 
         try (JdbcStores reopened = JdbcStores.open(url)) {
