@@ -1,0 +1,115 @@
+package dev.tickwheel.concurrent;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link GroupCommit#close}: every writer thread must get its own stop marker, so that close returns as soon as the
+ * writes in progress are done, not after its whole wait.
+ *
+ * <p>Fails as of commit 81dd134 (GroupCommit as introduced there): kept failing on purpose until {@code run()} stops
+ * taking more than one stop marker (or hands extra ones back to the queue).
+ */
+class GroupCommitTest {
+
+    /** close()'s wait: a working close returns long before it. */
+    private static final long CLOSE_WAIT_SECONDS = 4;
+    private static final long BOUND_SECONDS = 10;
+    /**
+     * Rounds of the race below. Whether the idle writer wakes before or after the second marker is queued is up to
+     * the scheduler (about half the rounds each way here, on 2 cores); ten rounds make a miss of the bug unlikely,
+     * and cost a working close a few milliseconds each.
+     */
+    private static final int ROUNDS = 10;
+
+    /**
+     * One writer is busy with a batch and the other idle when close() queues its two stop markers. The idle writer
+     * wakes on the first marker; the bug: if the second is queued by then, it drains it along with the first
+     * ({@code queue.drainTo(taken, maxBatch - 1)} in {@code run()}) and stops, so the busy writer, once its batch is
+     * written, finds no marker left and blocks in {@code queue.take()} until close() has waited its whole wait and
+     * interrupts it. Two idle writers race the same way. In the server this is {@code JobService.close()} and
+     * {@code InstanceService.close()} (two writers each) taking their full 10 s on a graceful stop: SIGTERM of an idle
+     * server process measured at 0.4 s, 10 s or 20 s, depending on how each close's race went.
+     */
+    @Test
+    void close_oneWriterBusyOneIdle_returnsOnceTheBusyBatchIsWritten_notAfterTheWholeWait() throws Exception {
+        for (int round = 1; round <= ROUNDS; round++) {
+            long tookMs = closeWithOneWriterBusy("group-commit-close-test-" + round);
+            assertTrue(tookMs < TimeUnit.SECONDS.toMillis(CLOSE_WAIT_SECONDS) / 2, "round " + round + ": close() took "
+                    + tookMs + " ms: the busy writer found no stop marker after its batch (the idle one had taken"
+                    + " both) and waited in queue.take() until close() gave up and interrupted it");
+        }
+    }
+
+    /** Returns how long close() took. */
+    private static long closeWithOneWriterBusy(String role) throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>(role, 2, 100, items -> {
+            entered.countDown();
+            awaitUninterruptibly(release);
+            return items;
+        });
+        CompletableFuture<Integer> busy = commits.submit(1);
+        assertTrue(entered.await(BOUND_SECONDS, TimeUnit.SECONDS), "the first writer never took the item");
+
+        // Let the busy writer go on only once the idle one has stopped (it stops on the first marker it takes).
+        AtomicReference<Throwable> helperFailure = new AtomicReference<>();
+        Thread releaser = new Thread(() -> {
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+                while (liveWriters(role) > 1) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new AssertionError("the idle writer did not stop after close(): " + liveWriters(role)
+                                + " writers alive");
+                    }
+                    LockSupport.parkNanos(1_000_000);
+                }
+            } catch (Throwable t) {
+                helperFailure.set(t);
+            } finally {
+                release.countDown();
+            }
+        }, "group-commit-test-releaser");
+        releaser.start();
+
+        long start = System.nanoTime();
+        commits.close(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        releaser.join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
+
+        assertEquals(null, helperFailure.get());
+        assertEquals(1, busy.get(BOUND_SECONDS, TimeUnit.SECONDS), "the batch in progress is written");
+        return tookMs;
+    }
+
+    private static int liveWriters(String role) {
+        List<Thread> writers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("tickwheel-" + role + "-") && t.isAlive()).toList();
+        return writers.size();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
