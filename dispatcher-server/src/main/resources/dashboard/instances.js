@@ -10,7 +10,7 @@ const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 const STATUSES = ['WAITING', 'DISPATCHING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED'];
 const UNFINISHED = new Set(['WAITING', 'DISPATCHING']);
-const FILTERS = ['jobId', 'status', 'from', 'to'];
+const FILTERS = ['jobId', 'key', 'status', 'from', 'to'];
 
 function instanceHash(id) {
   return '#/instances/' + encodeURIComponent(id);
@@ -67,15 +67,18 @@ function filterForm(query, onApply) {
   const job = el('input', { name: 'job', list: 'job-options', value: query.jobId || '', size: 22,
     placeholder: 'job id or name', autocomplete: 'off' });
   const jobLabel = el('span', { class: 'job-filter-name muted' });
+  const key = el('input', { name: 'key', value: query.key || '', size: 16, maxlength: 200,
+    placeholder: 'run key (with a job)', autocomplete: 'off' });
   const status = el('select', { name: 'status' }, el('option', { value: '' }, 'any status'),
     STATUSES.map((s) => el('option', { value: s, selected: s === (query.status || '').toUpperCase() }, s)));
   const from = el('input', { name: 'from', type: 'datetime-local', step: 1, value: toLocalInput(query.from) });
   const to = el('input', { name: 'to', type: 'datetime-local', step: 1, value: toLocalInput(query.to) });
-  const errors = Object.fromEntries(['jobId', 'status', 'from', 'to'].map((f) =>
+  const errors = Object.fromEntries(['jobId', 'key', 'status', 'from', 'to'].map((f) =>
     [f, el('span', { class: 'field-error', 'data-error-for': f })]));
   const choices = el('div', { class: 'choices' });
   const form = el('form', { id: 'history-filters', class: 'filters' },
     el('label', {}, 'job ', job, options, jobLabel, errors.jobId),
+    el('label', {}, 'key ', key, errors.key),
     el('label', {}, 'status ', status, errors.status),
     el('label', {}, 'from ', from, errors.from),
     el('label', {}, 'to ', to, errors.to),
@@ -107,7 +110,8 @@ function filterForm(query, onApply) {
         onclick: () => { job.value = j.id; form.requestSubmit(); } }, j.name + ' (' + j.id + ')')));
       return;
     }
-    onApply({ jobId: resolved.jobId, status: status.value, from: fromLocalInput(from.value), to: fromLocalInput(to.value) });
+    onApply({ jobId: resolved.jobId, key: key.value, status: status.value, from: fromLocalInput(from.value),
+      to: fromLocalInput(to.value) });
   });
   status.addEventListener('change', () => form.requestSubmit());
   return { form, showError: (field, message) => {

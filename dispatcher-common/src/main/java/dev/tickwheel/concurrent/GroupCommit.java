@@ -111,12 +111,17 @@ public final class GroupCommit<I, R> implements AutoCloseable {
             }
             queue.drainTo(taken, maxBatch - 1);
             List<Pending<I, R>> batch = new ArrayList<>(taken.size());
+            int stops = 0;
             for (Pending<I, R> pending : taken) {
                 if (pending == STOP) {
-                    stop = true;
+                    stops++;
                 } else {
                     batch.add(pending);
                 }
+            }
+            stop = stops > 0;
+            for (int i = 1; i < stops; i++) {
+                queue.add(STOP); // drained another writer's marker: give it back, or that writer waits for ever
             }
             taken.clear();
             if (!batch.isEmpty()) {

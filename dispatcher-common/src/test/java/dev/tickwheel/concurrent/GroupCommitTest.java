@@ -13,11 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link GroupCommit#close}: every writer thread must get its own stop marker, so that close returns as soon as the
- * writes in progress are done, not after its whole wait.
- *
- * <p>Fails as of commit 81dd134 (GroupCommit as introduced there): kept failing on purpose until {@code run()} stops
- * taking more than one stop marker (or hands extra ones back to the queue).
+ * {@link GroupCommit}: each caller gets its own item's result, and only after its batch was written; a failed write
+ * fails its batch only; and close returns as soon as the writes in progress are done (every writer thread must get its
+ * own stop marker: a writer that drained a second one once left the other waiting for close's whole wait).
  */
 class GroupCommitTest {
 
@@ -48,6 +46,92 @@ class GroupCommitTest {
                     + tookMs + " ms: the busy writer found no stop marker after its batch (the idle one had taken"
                     + " both) and waited in queue.take() until close() gave up and interrupted it");
         }
+    }
+
+    /**
+     * Many threads submit at once, each waiting for its result: every item gets its own result (the writer doubles
+     * it), batches hold several items (the point of group commit), and no batch exceeds maxBatch. Safe because each
+     * pending item carries its own future and a writer completes exactly the futures of the items it took; the queue
+     * hands each item to one writer only.
+     */
+    @Test
+    void submit_manyThreads_eachGetsItsOwnResultAndBatchesForm() throws Exception {
+        int threads = 16;
+        int perThread = 2_000;
+        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-stress", 2, 64, items -> {
+            batchSizes.add(items.size());
+            LockSupport.parkNanos(200_000); // a commit takes time: callers queue up behind it
+            return items.stream().map(i -> i * 2).toList();
+        });
+        try {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<Integer>> wrong = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int base = t * perThread;
+                wrong.add(pool.submit(() -> {
+                    int mismatches = 0;
+                    for (int i = base; i < base + perThread; i++) {
+                        if (commits.submit(i).get(BOUND_SECONDS, TimeUnit.SECONDS) != i * 2) {
+                            mismatches++;
+                        }
+                    }
+                    return mismatches;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> w : wrong) {
+                assertEquals(0, w.get(60, TimeUnit.SECONDS), "every caller got its own item's result");
+            }
+            pool.shutdown();
+        } finally {
+            commits.close();
+        }
+        assertEquals(threads * perThread, batchSizes.stream().mapToInt(Integer::intValue).sum(), "each item once");
+        assertTrue(batchSizes.stream().allMatch(n -> n <= 64), "no batch above maxBatch");
+        assertTrue(batchSizes.stream().anyMatch(n -> n > 1), "concurrent items shared writes: " + batchSizes.size()
+                + " writes for " + threads * perThread + " items");
+    }
+
+    @Test
+    void submit_writerThrows_failsThatBatchOnlyAndTheWriterGoesOn() throws Exception {
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-fail", 1, 10, items -> {
+            if (items.contains(13)) {
+                throw new IllegalStateException("store down for 13");
+            }
+            return items;
+        });
+        try {
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> commits.submit(13).get(BOUND_SECONDS, TimeUnit.SECONDS));
+            assertEquals("store down for 13", failed.getCause().getMessage());
+            assertEquals(14, commits.submit(14).get(BOUND_SECONDS, TimeUnit.SECONDS), "the writer lives on");
+        } finally {
+            commits.close();
+        }
+    }
+
+    @Test
+    void submit_writerReturnsTheWrongCount_failsTheBatchNamingIt() {
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-count", 1, 10, items -> List.of());
+        try {
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> commits.submit(1).get(BOUND_SECONDS, TimeUnit.SECONDS));
+            assertTrue(failed.getCause().getMessage().contains("0 results for 1 items"), failed.getCause().getMessage());
+        } finally {
+            commits.close();
+        }
+    }
+
+    @Test
+    void submit_afterClose_failsAtOnce() {
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-closed", 2, 10, items -> items);
+        commits.close();
+        java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> commits.submit(1).get(1, TimeUnit.SECONDS));
+        assertTrue(failed.getCause() instanceof IllegalStateException, failed.toString());
+        assertEquals(0, liveWriters("group-commit-closed"), "the writers stopped");
     }
 
     /** Returns how long close() took. */

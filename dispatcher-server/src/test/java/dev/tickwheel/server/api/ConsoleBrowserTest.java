@@ -134,6 +134,16 @@ class ConsoleBrowserTest {
 
         console.awaitText("#instance-status", "WAITING");
         assertEquals(key, console.text("dd.key"), "shown as text, never as markup");
+
+        api.post("/api/jobs/" + jobId + "/run", "{\"key\": \"another\", \"delayMs\": 600000}");
+        console.load("#/instances?jobId=" + jobId);
+        console.awaitReady();
+        assertEquals(2, console.texts("#instances tbody tr").size(), "both runs of the job");
+        console.type("#history-filters input[name='key']", key);
+        console.click("#apply-filters");
+        console.until(() -> "only the keyed run", b -> b.findElements(By.cssSelector("#instances tbody tr")).size() == 1
+                && b.getCurrentUrl().contains("key="));
+        assertTrue(console.text("#instances tbody tr").contains(instanceId), console.text("#instances tbody tr"));
     }
 
     @Test
