@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,7 +26,8 @@ import java.util.TreeSet;
  * <p>A write of N runs is one transaction of three steps: the runs' jobs are locked against deletion
  * ({@link SqlDialect#lockAgainstDelete()}, ascending ids), so a run never outlives a job deleted meanwhile; every run
  * whose job exists is inserted with one insert-if-absent on the run-key index ({@link RunKeyColumn}), many rows a
- * statement where the database can say which rows it inserted; the keyed runs that were not inserted read the
+ * statement where the database can say which rows it inserted, in (job, key) order so that overlapping writes cannot
+ * deadlock; the keyed runs that were not inserted read the
  * instance their key names, one query per job. A keyless run never conflicts (NULL keys are distinct), so it is always
  * created.
  *
@@ -44,6 +46,9 @@ final class OnDemandRuns {
     private static final int ROWS_PER_INSERT = 500;
     /** Whole-write attempts when a concurrent write of the same key made it fail with a unique-key violation. */
     private static final int ATTEMPTS = 3;
+
+    private static final Comparator<NewInstance> INSERT_ORDER = Comparator.comparingLong(NewInstance::jobId)
+            .thenComparing(NewInstance::key, Comparator.nullsLast(Comparator.naturalOrder()));
 
     private final TransactionRunner runner;
     private final SqlDialect dialect;
@@ -97,6 +102,10 @@ final class OnDemandRuns {
                 toInsert.add(run);
             }
         }
+        // In (job, key) order, keyless last: two writes whose keys overlap then take their index entries in one
+        // order, so on PostgreSQL (where runs of one job do not lock each other out) one waits for the other instead
+        // of both deadlocking. The answers keep the caller's order.
+        toInsert.sort(INSERT_ORDER);
         Set<Long> inserted = insertIfAbsent(connection, toInsert, nowMs);
         Map<JobKey, Instance> existing = readExisting(connection, toInsert, inserted);
         List<RunWrite> results = new ArrayList<>(runs.size());

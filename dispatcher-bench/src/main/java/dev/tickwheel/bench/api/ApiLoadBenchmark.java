@@ -1,0 +1,163 @@
+package dev.tickwheel.bench.api;
+
+import dev.tickwheel.bench.CommandLine;
+import dev.tickwheel.bench.Machine;
+import dev.tickwheel.bench.api.ApiLoadReport.RunFacts;
+import dev.tickwheel.bench.api.ApiLoadSettings.Part;
+import dev.tickwheel.bench.e2e.BenchDatabase;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The HTTP scheduling API at platform scale (issue "Scheduling calls at platform scale"), with the client in another
+ * process than the server, and PostgreSQL's own ceiling for the same statements in the same run:
+ *
+ * <ol>
+ *   <li>single {@code POST /api/jobs/{id}/run} calls/s and latency p50/p99 (target ≥ 10 000/s, p99 ≤ 20 ms), each
+ *       run due {@code --delay-ms} (10 min) out so that nothing fires during the run;
+ *   <li>the same with a unique {@code "key"} on every run (target ≥ 8 000/s);
+ *   <li>single cancels by id ({@code POST /api/instances/{id}/cancel}, of 1's instances) and by key
+ *       ({@code POST /api/jobs/{jobId}/runs/{key}/cancel}, of 2's) (target ≥ 10 000/s each);
+ *   <li>batches of 1 000: {@code POST /api/jobs/{id}/runs} (runs created/s) and {@code POST /api/instances/cancel}
+ *       (cancels/s) (target ≥ 50 000/s each);
+ *   <li>the ceiling: bare JDBC on the same schema, 32 threads, the server's statements (job lock, insert, commit;
+ *       cancel by {@code id = ANY(?)}) with 1, 32 and 1 000 rows a transaction, keyed and not ({@link JdbcCeiling}).
+ * </ol>
+ *
+ * How: a fresh PostgreSQL schema; the server jar in a child JVM ({@code -Xms1g -Xmx1g}) on a free loopback port, up
+ * when {@code GET /health} answers 200; {@code --concurrency} (32) client threads in this JVM, each blocking on its
+ * own keep-alive connection, so exactly that many requests are in flight ({@link LoadLoop}); each figure a warm-up
+ * then a fixed measured window; every figure once per round; the report the median (min–max) over the rounds. Only
+ * 2xx answers count; errors are counted by status. The schema is dropped at the end.
+ *
+ * <p>Run (from the repository root; PostgreSQL on 127.0.0.1:5432, trust auth, database {@code test}):
+ * <pre>
+ * mvn -B -q package -DskipTests
+ * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.api.ApiLoadBenchmark --out docs/api-benchmark.md
+ * </pre>
+ * Options ({@link ApiLoadSettings} has their meaning): {@code --concurrency 32}, {@code --seconds 10},
+ * {@code --warmup-seconds 3}, {@code --rounds 3}, {@code --delay-ms 600000}, {@code --batch-size 1000},
+ * {@code --small-group 32}, {@code --parts api,ceiling}, {@code --pg-url jdbc:postgresql://...},
+ * {@code --server-jar PATH} (default {@code dispatcher-server/target/tickwheel-server.jar} if it exists, else the
+ * class path; {@code classpath} forces the class path), {@code --log-dir DIR} (the server's output; default
+ * {@code $TMPDIR/tickwheel-api-bench}), {@code --out FILE} (writes the "Results" section into FILE). A full run
+ * takes about 12 minutes (3 rounds of 14 phases of 13 s, plus each round's clean-up). The program exits 1 if a round
+ * failed (the server died, a call outside the measured phases failed), after reporting the rounds before it.
+ *
+ * <p>Not thread-safe: a command-line program.
+ */
+public final class ApiLoadBenchmark {
+
+    private static final Duration HEALTHY_BOUND = Duration.ofMinutes(2);
+
+    private ApiLoadBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // Before the first logger: the client's HTTP library logs only warnings.
+        System.setProperty("logback.configurationFile", "tickwheel-bench-logback.xml");
+        ApiLoadSettings settings = ApiLoadSettings.DEFAULTS.with(CommandLine.parse(args, ApiLoadSettings.OPTIONS));
+        long startNanos = System.nanoTime();
+        Map<Figure, List<PhaseResult>> results = new EnumMap<>(Figure.class);
+        List<String> loadAverages = new ArrayList<>();
+        Environment environment = run(settings, results, loadAverages, System.out);
+        RunFacts facts = new RunFacts(LocalDate.now().toString(), command(args), environment.server(),
+                environment.postgres(), environment.keyColumn(), loadAverages,
+                (System.nanoTime() - startNanos) / 1_000_000_000, environment.failure());
+        String section = new ApiLoadReport(settings, facts, results).section();
+        System.out.println();
+        System.out.println(section);
+        if (settings.out() != null) {
+            ApiLoadReport.writeInto(settings.out(), section);
+            System.out.println("written into " + settings.out());
+        }
+        if (environment.failure() != null) {
+            System.exit(1);
+        }
+    }
+
+    /**
+     * What a run found out about what it ran on.
+     *
+     * @param server    how the server was started (flags and jar)
+     * @param postgres  the database's version and settings
+     * @param keyColumn whether the server's schema had {@code tw_instance.run_key}
+     * @param failure   why the rounds stopped early, or null if every round ran
+     */
+    record Environment(String server, String postgres, boolean keyColumn, String failure) {
+    }
+
+    /**
+     * Runs every round on a fresh schema and server; fills {@code results} and {@code loadAverages}. A round that
+     * fails ends the rounds (the failure is returned, the rounds before it are kept); a failure before the first
+     * round (no server, no job) is thrown.
+     */
+    static Environment run(ApiLoadSettings settings, Map<Figure, List<PhaseResult>> results, List<String> loadAverages,
+                        PrintStream out) throws Exception {
+        Path log = settings.logDir().resolve("server-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".log");
+        try (BenchDatabase db = BenchDatabase.postgres(settings.pgUrl())) {
+            BenchSchema schema = new BenchSchema(db.jdbcUrl());
+            String postgres = schema.describe();
+            out.println(postgres + ", " + db);
+            try (ApiServerProcess server = ApiServerProcess.start(settings.serverJar(), ApiLoadSettings.SERVER_FLAGS,
+                    db.jdbcUrl(), log);
+                    SchedulingApi api = new SchedulingApi(server.baseUrl(), settings.concurrency() + 2)) {
+                out.println("server pid " + server.pid() + " (" + server.description() + ") at " + server.baseUrl()
+                        + ", log " + server.log());
+                server.awaitHealthy(api, HEALTHY_BOUND);
+                boolean keyColumn = schema.hasRunKeyColumn();
+                if (!keyColumn) {
+                    out.println("tw_instance has no run_key column (schema before the run-key migration): the keyed"
+                            + " ceilings will fail");
+                }
+                long ceilingJobId = api.createJob("bench ceiling");
+                ApiCalls calls = new ApiCalls(api, settings.delayMs(), settings.batchSize(), new AtomicLong());
+                BenchRound rounds = new BenchRound(settings, server.pid(), out, results);
+                try (JdbcCeiling ceiling = new JdbcCeiling(db.jdbcUrl(), ceilingJobId, settings.delayMs(),
+                        settings.concurrency(), keyColumn)) {
+                    String failure = null;
+                    for (int round = 1; round <= settings.rounds() && failure == null; round++) {
+                        try {
+                            if (settings.measures(Part.API)) {
+                                rounds.api(round, api, calls, schema);
+                            }
+                            if (settings.measures(Part.CEILING)) {
+                                rounds.ceiling(round, ceiling, schema, ceilingJobId);
+                            }
+                            rounds.vacuum(round, schema);
+                        } catch (RuntimeException e) {
+                            failure = "round " + round + " failed: " + e.getMessage();
+                            out.println(failure);
+                            e.printStackTrace(out);
+                        }
+                        loadAverages.add(Machine.loadAverage().replace(" (1 / 5 / 15 min)", ""));
+                        if (!server.isAlive()) {
+                            failure = (failure == null ? "" : failure + "; ") + "the server ended during round "
+                                    + round + "; last lines of its log:\n" + server.tail(8);
+                        }
+                    }
+                    return new Environment(server.description(), postgres, keyColumn, failure);
+                }
+            }
+        }
+    }
+
+    /** The command line as one would type it from the repository root. */
+    private static String command(String[] args) {
+        String classPath = System.getProperty("java.class.path");
+        String shown = classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator) ? classPath
+                : "<class path>";
+        return "java -cp " + shown + " " + ApiLoadBenchmark.class.getName()
+                + (args.length == 0 ? "" : " " + String.join(" ", args));
+    }
+}
