@@ -409,10 +409,14 @@ public final class TickwheelServer implements AutoCloseable {
         return Duration.ofNanos(loaderNanos.sum());
     }
 
-    /** Runs and failures of the loader since start. */
+    /**
+     * Runs and failures of the loader since start: zero until scheduling starts (the HTTP listener, and so health and
+     * metrics, come up before it, during start-up recovery).
+     */
     public dev.tickwheel.concurrent.PeriodicTaskStats loaderStats() {
         requireStarted();
-        return loaderThread.stats(LOADER_TASK).orElseThrow();
+        return loaderThread.stats(LOADER_TASK)
+                .orElseGet(() -> new dev.tickwheel.concurrent.PeriodicTaskStats(LOADER_TASK, 0, 0));
     }
 
     /** True between {@link #start()} and {@link #close()}, while the wheels accept and fire timers. */

@@ -20,6 +20,7 @@ class EventLinesTest {
                 new ClusterEvent.Arm(7_301_234_567_890L, 7_300_000_000_001L, 1_790_000_000_000L),
                 new ClusterEvent.Arm(Long.MIN_VALUE, Long.MAX_VALUE, -1),
                 new ClusterEvent.Cancelled(1, 2),
+                new ClusterEvent.Rescheduled(3, 4, 1_790_000_000_123L),
                 new ClusterEvent.JobChanged(Long.MAX_VALUE));
         for (ClusterEvent event : events) {
             String line = EventLines.encode(-42, event);
@@ -28,6 +29,7 @@ class EventLinesTest {
         assertEquals("8431773001 arm 5 6 7", EventLines.encode(8_431_773_001L, new ClusterEvent.Arm(5, 6, 7)));
         assertEquals("1 cancelled 5 6", EventLines.encode(1, new ClusterEvent.Cancelled(5, 6)));
         assertEquals("1 job 6", EventLines.encode(1, new ClusterEvent.JobChanged(6)));
+        assertEquals("1 moved 5 6 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 7)));
     }
 
     @Test
