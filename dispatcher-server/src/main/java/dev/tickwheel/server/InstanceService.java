@@ -40,7 +40,11 @@ public final class InstanceService implements AutoCloseable {
     private final ShardOwner owner;
     private final Clock clock;
     /** Single cancels from many threads, written together; see {@link GroupCommit}. */
-    private final GroupCommit<Long, CancelResult> cancelCommits;
+    private final GroupCommit<CancelTarget, CancelResult> cancelCommits;
+
+    /** A single cancel as queued for its group commit: by id, or by job and key (then {@code instanceId} is 0). */
+    private record CancelTarget(long instanceId, long jobId, String key) {
+    }
 
     InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock) {
         this.instances = instances;
@@ -48,7 +52,7 @@ public final class InstanceService implements AutoCloseable {
         this.owner = owner;
         this.clock = clock;
         this.cancelCommits = new GroupCommit<>("cancel-commit", CANCEL_COMMIT_WRITERS, MAX_CANCELS_PER_CALL,
-                this::cancelTogether);
+                this::cancelTargets);
     }
 
     /**
@@ -59,7 +63,8 @@ public final class InstanceService implements AutoCloseable {
      * status the instance was seen in.
      */
     public CancelResult cancel(long instanceId) {
-        CancelResult result = Committed.await(cancelCommits.submit(instanceId), "cancel of instance " + instanceId);
+        CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(instanceId, 0, null)),
+                "cancel of instance " + instanceId);
         if (result.outcome() == CancelOutcome.CANCELLED) {
             owner.cancelled(instanceId);
         }
@@ -72,7 +77,43 @@ public final class InstanceService implements AutoCloseable {
      * @return empty if the key names no stored instance of the job
      */
     public Optional<CancelResult> cancelByKey(long jobId, String key) {
-        return instances.findByKey(jobId, key).map(instance -> cancel(instance.id()));
+        CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(0, jobId, key)),
+                "cancel of run " + key + " of job " + jobId);
+        if (result.outcome() == CancelOutcome.UNKNOWN) {
+            return Optional.empty();
+        }
+        if (result.outcome() == CancelOutcome.CANCELLED) {
+            owner.cancelled(result.instanceId());
+        }
+        return Optional.of(result);
+    }
+
+    /**
+     * The group commit's writer: the keys of the batch resolved to ids (one read per job), then one transaction for
+     * every id. A key that names no instance answers UNKNOWN (instance id 0).
+     */
+    private List<CancelResult> cancelTargets(List<CancelTarget> targets) {
+        Map<Long, List<String>> keysByJob = new HashMap<>();
+        for (CancelTarget target : targets) {
+            if (target.key() != null) {
+                keysByJob.computeIfAbsent(target.jobId(), j -> new ArrayList<>()).add(target.key());
+            }
+        }
+        Map<Long, Map<String, Long>> idsByJob = new HashMap<>();
+        keysByJob.forEach((jobId, keys) -> idsByJob.put(jobId, instances.idsByKey(jobId, keys)));
+        List<Long> ids = new ArrayList<>(targets.size());
+        for (CancelTarget target : targets) {
+            ids.add(target.key() == null ? target.instanceId()
+                    : idsByJob.get(target.jobId()).getOrDefault(target.key(), 0L));
+        }
+        List<Long> known = ids.stream().filter(id -> id != 0).toList();
+        List<CancelResult> results = known.isEmpty() ? List.of() : cancelTogether(known);
+        List<CancelResult> answers = new ArrayList<>(targets.size());
+        int next = 0;
+        for (long id : ids) {
+            answers.add(id == 0 ? CancelResult.unknown(0) : results.get(next++));
+        }
+        return answers;
     }
 
     /**

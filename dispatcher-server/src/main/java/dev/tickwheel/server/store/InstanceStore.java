@@ -96,6 +96,9 @@ public interface InstanceStore {
     /** The instance of job {@code jobId} whose caller's key is {@code key}, if stored. */
     Optional<Instance> findByKey(long jobId, String key);
 
+    /** The ids of the stored instances of job {@code jobId} named by {@code keys}, by key (unknown keys absent). */
+    Map<String, Long> idsByKey(long jobId, Collection<String> keys);
+
     /**
      * WAITING → CANCELLED for many instances in one transaction: one result per distinct id, in the order of first
      * appearance. CANCELLED means this call moved it from WAITING (and it is committed when this returns); a refusal

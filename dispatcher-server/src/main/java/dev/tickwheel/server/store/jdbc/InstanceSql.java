@@ -187,6 +187,10 @@ final class InstanceSql {
     static final String SELECT_BY_JOB_AND_KEYS = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE job_id = ? AND run_key = ANY(?)";
 
+    /** Parameters: job id, run keys (a VARCHAR array). The ids and keys only, by the run-key index. */
+    static final String SELECT_IDS_BY_JOB_AND_KEYS = "SELECT id, run_key FROM tw_instance"
+            + " WHERE job_id = ? AND run_key = ANY(?)";
+
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
 

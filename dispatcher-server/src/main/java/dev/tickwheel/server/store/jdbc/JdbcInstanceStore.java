@@ -226,6 +226,11 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
+    public Map<String, Long> idsByKey(long jobId, Collection<String> keys) {
+        return onDemandRuns.idsByKey(jobId, keys);
+    }
+
+    @Override
     public List<CancelResult> cancelAll(List<Long> instanceIds) {
         return waitingMoves.cancelAll(instanceIds);
     }

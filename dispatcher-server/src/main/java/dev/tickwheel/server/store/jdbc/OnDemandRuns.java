@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -219,6 +220,26 @@ final class OnDemandRuns {
         return runner.autoCommit("find run " + jobId + "/" + key, connection -> {
             List<Instance> found = byKeys(connection, jobId, List.of(key));
             return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+    }
+
+    /** The ids of the stored instances of {@code jobId} named by {@code keys}, by key. */
+    Map<String, Long> idsByKey(long jobId, Collection<String> keys) {
+        Map<String, Long> ids = new HashMap<>();
+        if (keys.isEmpty()) {
+            return ids;
+        }
+        return runner.autoCommit("find " + keys.size() + " runs of job " + jobId, connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_IDS_BY_JOB_AND_KEYS)) {
+                ps.setLong(1, jobId);
+                ps.setArray(2, connection.createArrayOf("varchar", keys.toArray(new String[0])));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.put(rs.getString(2), rs.getLong(1));
+                    }
+                }
+            }
+            return ids;
         });
     }
 
