@@ -1,5 +1,7 @@
 package dev.tickwheel.server.cluster.process;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -8,7 +10,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -28,7 +33,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A webhook target in the test JVM that writes down every delivery it gets, from any cluster member: the instance,
  * its {@code Idempotency-Key}, job, attempt, the member ({@code Tickwheel-Node}) and the shard lease epoch
- * ({@code Tickwheel-Epoch}) the call was claimed under, and when it arrived (wall clock and {@link System#nanoTime}).
+ * ({@code Tickwheel-Epoch}) the call was claimed under, from the JSON body the caller's {@code key} and the
+ * {@code expectedTriggerTime} the member dispatched it for, and when it arrived (wall clock and
+ * {@link System#nanoTime}).
  * Every call is answered 200, after a fixed delay if one is set (from a scheduler: no thread is held per call, so a
  * slow target never limits how many calls can be in flight).
  *
@@ -37,15 +44,19 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safe: deliveries are appended by the server's handler threads and read by the test thread at any time.
  *
- * <p>Caveats: a call whose headers are missing or unparseable is answered 200 as well, and kept in
+ * <p>Caveats: a call whose headers are missing or unparseable, or whose body is not a JSON object with an
+ * {@code expectedTriggerTime}, is answered 200 as well, and kept in
  * {@link #malformed()} rather than in the ledger; the tests assert there are none. The receive time is taken when a
  * handler thread starts on the request, so it includes the (normally negligible) wait for a free handler thread.
  */
 final class LedgerReceiver implements AutoCloseable {
 
-    /** One call as it arrived. {@code shard} is derived from the job id; times are taken on arrival. */
+    /**
+     * One call as it arrived. {@code shard} is derived from the job id; {@code runKey} (null for a run without one)
+     * and {@code expectedTriggerMillis} come from the body; times are taken on arrival.
+     */
     record Delivery(long instanceId, String idempotencyKey, long jobId, int attempt, int node, long epoch, int shard,
-                    long receivedAtMillis, long receivedAtNanos) {
+                    long receivedAtMillis, long receivedAtNanos, String runKey, long expectedTriggerMillis) {
     }
 
     /** A shard lease generation: (shard, epoch) names one owner if fencing works. */
@@ -61,6 +72,7 @@ final class LedgerReceiver implements AutoCloseable {
 
     private static final int HANDLER_THREADS = 32;
     private static final int BACKLOG = 1_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpServer server;
     private final ExecutorService handlers;
@@ -101,10 +113,11 @@ final class LedgerReceiver implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         long receivedAtMillis = System.currentTimeMillis();
         long receivedAtNanos = System.nanoTime();
-        try (InputStream body = exchange.getRequestBody()) {
-            body.readAllBytes(); // the headers say everything; the body is read so the connection can be reused
+        byte[] body;
+        try (InputStream in = exchange.getRequestBody()) {
+            body = in.readAllBytes(); // read whole, also so that the connection can be reused
         }
-        write(exchange.getRequestHeaders(), receivedAtMillis, receivedAtNanos);
+        write(exchange.getRequestHeaders(), body, receivedAtMillis, receivedAtNanos);
         if (answerDelayMs == 0) {
             answer(exchange);
         } else {
@@ -112,7 +125,7 @@ final class LedgerReceiver implements AutoCloseable {
         }
     }
 
-    private void write(Headers headers, long receivedAtMillis, long receivedAtNanos) {
+    private void write(Headers headers, byte[] body, long receivedAtMillis, long receivedAtNanos) {
         String key = headers.getFirst("Idempotency-Key");
         try {
             long instanceId = Long.parseLong(headers.getFirst("Tickwheel-Instance-Id"));
@@ -123,15 +136,37 @@ final class LedgerReceiver implements AutoCloseable {
             if (key == null) {
                 throw new IllegalArgumentException("no Idempotency-Key");
             }
+            JsonNode json = parseBody(body);
+            JsonNode due = json.get("expectedTriggerTime");
+            if (due == null || !due.isTextual()) {
+                throw new IllegalArgumentException("no expectedTriggerTime in the body");
+            }
+            JsonNode runKey = json.get("key");
             Delivery delivery = new Delivery(instanceId, key, jobId, attempt, node, epoch,
-                    Shards.of(jobId, Shards.DEFAULT_COUNT), receivedAtMillis, receivedAtNanos);
+                    Shards.of(jobId, Shards.DEFAULT_COUNT), receivedAtMillis, receivedAtNanos,
+                    runKey == null || runKey.isNull() ? null : runKey.asText(),
+                    Instant.parse(due.asText()).toEpochMilli());
             all.add(delivery);
             List<Delivery> ofInstance = byInstance.computeIfAbsent(instanceId, id -> new ArrayList<>(2));
             synchronized (ofInstance) {
                 ofInstance.add(delivery);
             }
-        } catch (IllegalArgumentException e) { // NumberFormatException included; parseLong(null) throws it too
-            malformed.add(e.getMessage() + " in headers " + headers.entrySet());
+        } catch (IllegalArgumentException | DateTimeParseException e) { // NumberFormatException included
+            malformed.add(e.getMessage() + " in headers " + headers.entrySet() + ", body "
+                    + new String(body, StandardCharsets.UTF_8));
+        }
+    }
+
+    /** The body as a JSON object, or {@link IllegalArgumentException} saying why not. */
+    private static JsonNode parseBody(byte[] body) {
+        try {
+            JsonNode json = JSON.readTree(body);
+            if (json == null || !json.isObject()) {
+                throw new IllegalArgumentException("the body is not a JSON object");
+            }
+            return json;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("the body is not JSON: " + e.getMessage(), e);
         }
     }
 
