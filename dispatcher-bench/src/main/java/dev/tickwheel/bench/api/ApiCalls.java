@@ -2,6 +2,12 @@ package dev.tickwheel.bench.api;
 
 import dev.tickwheel.bench.api.LoadOperation.Outcome;
 import dev.tickwheel.bench.api.SchedulingApi.Reply;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,7 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   batchCancel  POST /api/instances/cancel             {"ids":["…",…]}                     "CANCELLED" outcomes in it
  * </pre>
  *
- * Keys are {@code k-N} and {@code b-N} with {@code N} from one counter for the whole run, so no key repeats.
+ * Keys are {@code k-N}, {@code b-N} and (the runs {@link #makeWaiting} makes for wrk's cancels) {@code w-N} with
+ * {@code N} from one counter for the whole run, so no key repeats (the server warm-up's runs made for its cancels
+ * by key are {@code k-N} too).
  * The runs' instance ids (and the keys' numbers) go into {@link IdPool}s, from which the cancel calls take them.
  *
  * <p>Thread-safe: the operations share only the thread-safe client, counter and pools.
@@ -148,6 +156,76 @@ final class ApiCalls {
             return Outcome.success(JsonScan.has(answer, "outcome")
                     ? JsonScan.count(answer, "outcome", "\"CANCELLED\"") : batch.length);
         };
+    }
+
+    /**
+     * Makes {@code count} WAITING runs of {@code jobId}, due {@code delayMs} out, with batch calls
+     * ({@code POST /api/jobs/{id}/runs}, {@code batchSize} runs each, {@code inFlight} calls at a time), for a later
+     * phase to cancel; not a measured phase.
+     *
+     * @param keyPrefix each run's key is this and a number of the run's key counter ({@code w-N}); null: no keys
+     * @return the runs' instance ids, or with a {@code keyPrefix} their keys, in the order of the calls
+     * @throws IllegalStateException if a call fails or does not create every run it carries
+     */
+    List<String> makeWaiting(long jobId, int count, String keyPrefix, int inFlight) throws InterruptedException {
+        boolean keyed = keyPrefix != null;
+        String path = "/api/jobs/" + jobId + "/runs";
+        ExecutorService pool = Executors.newFixedThreadPool(inFlight, r -> {
+            Thread t = new Thread(r, "tickwheel-bench-make-waiting");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<List<String>>> calls = new ArrayList<>();
+            for (int made = 0; made < count; made += batchSize) {
+                int n = Math.min(batchSize, count - made);
+                calls.add(pool.submit(() -> {
+                    long first = keyNumbers.getAndAdd(n) + 1;
+                    List<String> keys = new ArrayList<>(n);
+                    StringBuilder body = new StringBuilder(40 * n).append("{\"runs\":[");
+                    for (int i = 0; i < n; i++) {
+                        body.append(i == 0 ? "{" : ",{");
+                        if (keyed) {
+                            String key = keyPrefix + (first + i);
+                            keys.add(key);
+                            body.append("\"key\":\"").append(key).append("\",");
+                        }
+                        body.append("\"delayMs\":").append(delayMs).append('}');
+                    }
+                    Reply reply = api.post(path, body.append("]}").toString());
+                    long[] ids = reply.ok() ? JsonScan.numbers(reply.body(), "instanceId") : new long[0];
+                    int created = JsonScan.has(reply.body(), "created") ? JsonScan.count(reply.body(), "created",
+                            "true") : ids.length;
+                    if (!reply.ok() || ids.length != n || created != n) {
+                        String answer = reply.body().length() > 300 ? reply.body().substring(0, 300) + "…"
+                                : reply.body();
+                        throw new IllegalStateException("POST " + path + " with " + n + " runs answered "
+                                + reply.status() + " (" + ids.length + " ids, " + created + " created): " + answer);
+                    }
+                    if (keyed) {
+                        return keys;
+                    }
+                    List<String> out = new ArrayList<>(n);
+                    for (long id : ids) {
+                        out.add(Long.toString(id));
+                    }
+                    return out;
+                }));
+            }
+            List<String> all = new ArrayList<>(count);
+            for (Future<List<String>> call : calls) {
+                try {
+                    all.addAll(call.get());
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw cause instanceof RuntimeException r ? r
+                            : new IllegalStateException("making WAITING runs failed: " + cause, cause);
+                }
+            }
+            return all;
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static Outcome failed(Reply reply) {

@@ -34,10 +34,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * </ol>
  *
  * How: a fresh PostgreSQL schema; the server jar in a child JVM ({@code -Xms1g -Xmx1g}) on a free loopback port, up
- * when {@code GET /health} answers 200; {@code --concurrency} (32) client threads in this JVM, each blocking on its
- * own keep-alive connection, so exactly that many requests are in flight ({@link LoadLoop}); each figure a warm-up
- * then a fixed measured window; every figure once per round; the report the median (min–max) over the rounds. Only
- * 2xx answers count; errors are counted by status. The schema is dropped at the end.
+ * when {@code GET /health} answers 200; {@code --concurrency} (32) requests in flight, each on its own keep-alive
+ * connection, from one or two clients ({@code --client}): the JVM client, 32 threads in this JVM each blocking on
+ * its connection ({@link LoadLoop}), and for the single calls (1 to 3b) also wrk, a C load generator in its own
+ * process ({@link WrkClient}), whose rows stand beside the JVM client's: on a 2-core machine the JVM client's own
+ * CPU (100–200 µs a call) is taken from the server, wrk's is a fraction of it. Each figure a warm-up then a fixed
+ * measured window; every figure once per round; before round 1, {@code --server-warmup-seconds} of untimed single
+ * calls so that the JIT has compiled the server's request path; the report the median (min–max) over the rounds.
+ * Only 2xx answers count; errors are counted by status. The schema is dropped at the end.
  *
  * <p>Run (from the repository root; PostgreSQL on 127.0.0.1:5432, trust auth, database {@code test}):
  * <pre>
@@ -46,11 +50,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  * Options ({@link ApiLoadSettings} has their meaning): {@code --concurrency 32}, {@code --seconds 10},
  * {@code --warmup-seconds 3}, {@code --rounds 3}, {@code --delay-ms 600000}, {@code --batch-size 1000},
- * {@code --small-group 32}, {@code --parts api,ceiling}, {@code --pg-url jdbc:postgresql://...},
+ * {@code --small-group 32}, {@code --parts api,ceiling}, {@code --client jvm|wrk|both} (default {@code both} if
+ * {@code --wrk} (default {@code /usr/bin/wrk}) is an executable, else {@code jvm}), {@code --wrk PATH},
+ * {@code --server-warmup-seconds 15}, {@code --pg-url jdbc:postgresql://...},
  * {@code --server-jar PATH} (default {@code dispatcher-server/target/tickwheel-server.jar} if it exists, else the
  * class path; {@code classpath} forces the class path), {@code --log-dir DIR} (the server's output; default
- * {@code $TMPDIR/tickwheel-api-bench}), {@code --out FILE} (writes the "Results" section into FILE). A full run
- * takes about 12 minutes (3 rounds of 14 phases of 13 s, plus each round's clean-up). The program exits 1 if a round
+ * {@code $TMPDIR/tickwheel-api-bench}; wrk's outputs go to {@code wrk-<time>/} there), {@code --out FILE} (writes
+ * the "Results" section into FILE). A full run with both clients takes about 20 minutes (3 rounds of 18 phases of
+ * 13 s, plus making wrk's runs to cancel and each round's clean-up). The program exits 1 if a round
  * failed (the server died, a call outside the measured phases failed), after reporting the rounds before it.
  *
  * <p>Not thread-safe: a command-line program.
@@ -71,7 +78,7 @@ public final class ApiLoadBenchmark {
         List<String> loadAverages = new ArrayList<>();
         Environment environment = run(settings, results, loadAverages, System.out);
         RunFacts facts = new RunFacts(LocalDate.now().toString(), command(args), environment.server(),
-                environment.postgres(), environment.keyColumn(), loadAverages,
+                environment.clients(), environment.postgres(), environment.keyColumn(), loadAverages,
                 (System.nanoTime() - startNanos) / 1_000_000_000, environment.failure());
         String section = new ApiLoadReport(settings, facts, results).section();
         System.out.println();
@@ -89,11 +96,12 @@ public final class ApiLoadBenchmark {
      * What a run found out about what it ran on.
      *
      * @param server    how the server was started (flags and jar)
+     * @param clients   the clients that sent the calls (wrk's version)
      * @param postgres  the database's version and settings
      * @param keyColumn whether the server's schema had {@code tw_instance.run_key}
      * @param failure   why the rounds stopped early, or null if every round ran
      */
-    record Environment(String server, String postgres, boolean keyColumn, String failure) {
+    record Environment(String server, String clients, String postgres, boolean keyColumn, String failure) {
     }
 
     /**
@@ -123,13 +131,27 @@ public final class ApiLoadBenchmark {
                 long ceilingJobId = api.createJob("bench ceiling");
                 ApiCalls calls = new ApiCalls(api, settings.delayMs(), settings.batchSize(), new AtomicLong());
                 BenchRound rounds = new BenchRound(settings, server.pid(), out, results);
+                boolean wrkUsed = settings.measures(Part.API) && settings.client().wrk();
                 try (JdbcCeiling ceiling = new JdbcCeiling(db.jdbcUrl(), ceilingJobId, settings.delayMs(),
-                        settings.concurrency(), keyColumn)) {
+                        settings.concurrency(), keyColumn);
+                        WrkClient wrk = wrkUsed ? WrkClient.create(settings, server.baseUrl(), server.pid(), out)
+                                : null) {
+                    String clients = clients(settings, wrk);
+                    out.println("clients: " + clients + (wrk == null ? "" : "; wrk's output in " + wrk.outputs()));
                     String failure = null;
+                    if (settings.measures(Part.API)) {
+                        try {
+                            rounds.serverWarmUp(api, calls, schema, server.pid());
+                        } catch (RuntimeException e) {
+                            failure = "the server warm-up before round 1 failed: " + e.getMessage();
+                            out.println(failure);
+                            e.printStackTrace(out);
+                        }
+                    }
                     for (int round = 1; round <= settings.rounds() && failure == null; round++) {
                         try {
                             if (settings.measures(Part.API)) {
-                                rounds.api(round, api, calls, schema);
+                                rounds.api(round, api, calls, schema, wrk);
                             }
                             if (settings.measures(Part.CEILING)) {
                                 rounds.ceiling(round, ceiling, schema, ceilingJobId);
@@ -146,10 +168,23 @@ public final class ApiLoadBenchmark {
                                     + round + "; last lines of its log:\n" + server.tail(8);
                         }
                     }
-                    return new Environment(server.description(), postgres, keyColumn, failure);
+                    return new Environment(server.description(), clients, postgres, keyColumn, failure);
                 }
             }
         }
+    }
+
+    /** Which clients sent the calls, for the report. */
+    private static String clients(ApiLoadSettings settings, WrkClient wrk) {
+        String jvm = "the JVM client (Apache HttpClient 5 classic, " + settings.concurrency() + " threads, in the "
+                + "benchmark's JVM)";
+        if (!settings.measures(Part.API)) {
+            return "none (no API figures)";
+        }
+        String batches = settings.client().jvm() ? "" : " for the batches (4a, 4b)";
+        return (wrk == null ? jvm : wrk.version() + " (" + WrkClient.threads(settings.concurrency()) + " threads, "
+                + settings.concurrency() + " connections, its own process) for the rows marked (wrk), and " + jvm
+                + batches);
     }
 
     /** The command line as one would type it from the repository root. */

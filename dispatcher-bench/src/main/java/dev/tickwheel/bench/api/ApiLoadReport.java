@@ -31,13 +31,14 @@ final class ApiLoadReport {
      * @param date          when it ran (ISO date)
      * @param command       how it was started
      * @param server        how the server was started (flags and jar)
+     * @param clients       the clients that sent the calls
      * @param postgres      the database's version and settings
      * @param keyColumn     whether the server's schema had {@code tw_instance.run_key}
      * @param loadAverages  the machine's load average after each round
      * @param durationS     how long the whole run took
      * @param failure       why the rounds stopped early, or null if every round ran
      */
-    record RunFacts(String date, String command, String server, String postgres, boolean keyColumn,
+    record RunFacts(String date, String command, String server, String clients, String postgres, boolean keyColumn,
                     List<String> loadAverages, long durationS, String failure) {
     }
 
@@ -58,15 +59,19 @@ final class ApiLoadReport {
                 .append(settings.rounds() == 1 ? " round of " : " rounds of ")
                 .append(settings.warmUp().toSeconds()).append(" s warm-up + ").append(settings.measure().toSeconds())
                 .append(" s measured per figure, ").append(settings.concurrency()).append(" requests in flight (")
-                .append(settings.concurrency()).append(" JDBC threads for the ceilings); the whole run took ")
-                .append(facts.durationS()).append(" s.\n\n");
+                .append(settings.concurrency()).append(" JDBC threads for the ceilings)");
+        if (settings.measures(ApiLoadSettings.Part.API) && !settings.serverWarmUp().isZero()) {
+            s.append(", after ").append(settings.serverWarmUp().toSeconds())
+                    .append(" s of untimed single calls before round 1 (the server's JIT warm-up)");
+        }
+        s.append("; the whole run took ").append(facts.durationS()).append(" s.\n\n");
         s.append("```\n").append(facts.command()).append("\n```\n\n");
         if (facts.failure() != null) {
             s.append("**The run stopped early** (the tables hold what was measured until then): ")
                     .append(facts.failure().replace('\n', ' ')).append("\n\n");
         }
-        s.append("Server: `").append(facts.server()).append("`, its own process; the client in the benchmark's JVM. ")
-                .append(facts.postgres()).append(" on 127.0.0.1, a fresh schema.");
+        s.append("Server: `").append(facts.server()).append("`, its own process. Clients: ").append(facts.clients())
+                .append(". ").append(facts.postgres()).append(" on 127.0.0.1, a fresh schema.");
         if (!facts.keyColumn()) {
             s.append(" **The server's schema had no `tw_instance.run_key`** (before the run-key migration): the plain"
                     + " ceilings inserted without the column and the keyed ones could not run.");
@@ -89,13 +94,14 @@ final class ApiLoadReport {
         return s.toString();
     }
 
-    /** The six API figures against their targets and ceilings. */
+    /** The API figures this run measured (each single call once per client) against their targets and ceilings. */
     String apiTable() {
         StringBuilder s = new StringBuilder("| figure | median | min–max | target | met | ceiling (5) | ratio to"
-                + " ceiling | latency p50 / p99 µs | CPU cores (µs per item) server / client, machine busy | errors |\n"
+                + " ceiling | latency p50 / p99 µs | CPU cores (µs per item) server / client (JVM client or wrk),"
+                + " machine busy | errors |\n"
                 + "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Figure f : Figure.values()) {
-            if (!f.api()) {
+            if (!f.api() || !settings.measures(f)) {
                 continue;
             }
             Stats stats = stats(f);

@@ -27,6 +27,13 @@ import java.util.Set;
  *                     also the ceiling's large transaction
  * @param smallGroup   the ceiling's small transaction (rows an insert or cancel transaction carries)
  * @param parts        what to measure: the HTTP API, the JDBC ceiling, or both
+ * @param client       which client sends the single calls (figures 1 to 3b): the JVM client in this process, wrk in
+ *                     a process of its own, or both (each its own rows); the batch calls (4a, 4b) always use the JVM
+ *                     client
+ * @param wrk          the wrk executable ({@code --client wrk} or {@code both})
+ * @param serverWarmUp before round 1, the single calls are sent this long in all (a quarter each, untimed, JVM
+ *                     client) so that round 1's first figure does not measure a server the JIT has not compiled yet;
+ *                     zero for none
  * @param pgUrl        the PostgreSQL server; the run gets a fresh schema on it, dropped at the end
  * @param serverJar    the server under test ({@code java -jar}); null: {@code dev.tickwheel.server.app.Main} on this
  *                     JVM's class path
@@ -34,7 +41,8 @@ import java.util.Set;
  * @param out          the Markdown file whose "Results" section the run writes; null: only printed
  */
 record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int rounds, long delayMs, int batchSize,
-                       int smallGroup, List<Part> parts, String pgUrl, Path serverJar, Path logDir, Path out) {
+                       int smallGroup, List<Part> parts, Client client, Path wrk, Duration serverWarmUp, String pgUrl,
+                       Path serverJar, Path logDir, Path out) {
 
     /** A half of the benchmark. */
     enum Part {
@@ -53,6 +61,51 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
         }
     }
 
+    /** Which client sends the single calls. */
+    enum Client {
+        /** Apache HttpClient 5 (classic), one thread per request in flight, in the benchmark's JVM. */
+        JVM(true, false),
+        /** wrk, a C load generator, in a process of its own. */
+        WRK(false, true),
+        /** Both, one after the other: each single-call figure once with each. */
+        BOTH(true, true);
+
+        private final boolean jvm;
+        private final boolean wrk;
+
+        Client(boolean jvm, boolean wrk) {
+            this.jvm = jvm;
+            this.wrk = wrk;
+        }
+
+        /** The JVM client sends the single calls. */
+        boolean jvm() {
+            return jvm;
+        }
+
+        /** wrk sends the single calls. */
+        boolean wrk() {
+            return wrk;
+        }
+
+        /** {@code both} if {@code wrk} is an executable file, else {@code jvm}. */
+        static Client defaultFor(Path wrk) {
+            return Files.isExecutable(wrk) ? BOTH : JVM;
+        }
+
+        static Client of(String id) {
+            for (Client c : values()) {
+                if (c.name().toLowerCase(Locale.ROOT).equals(id)) {
+                    return c;
+                }
+            }
+            throw new IllegalArgumentException("--client must be jvm, wrk or both: " + id);
+        }
+    }
+
+    /** Where Debian's wrk package puts it. */
+    static final Path DEFAULT_WRK = Path.of("/usr/bin/wrk");
+
     /** Where {@code mvn package} puts the server jar, relative to the repository root. */
     static final Path DEFAULT_SERVER_JAR = Path.of("dispatcher-server", "target", "tickwheel-server.jar");
 
@@ -63,17 +116,22 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
     static final List<String> SERVER_FLAGS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-Djava.awt.headless=true");
 
     static final ApiLoadSettings DEFAULTS = new ApiLoadSettings(32, Duration.ofSeconds(10), Duration.ofSeconds(3), 3,
-            600_000, 1_000, 32, List.of(Part.API, Part.CEILING), BenchDatabase.DEFAULT_PG_URL,
+            600_000, 1_000, 32, List.of(Part.API, Part.CEILING), Client.defaultFor(DEFAULT_WRK), DEFAULT_WRK,
+            Duration.ofSeconds(15), BenchDatabase.DEFAULT_PG_URL,
             Files.isRegularFile(DEFAULT_SERVER_JAR) ? DEFAULT_SERVER_JAR : null,
             Path.of(System.getProperty("java.io.tmpdir"), "tickwheel-api-bench"), null);
 
     /** The options {@link #with} reads. */
     static final Set<String> OPTIONS = Set.of("--concurrency", "--seconds", "--warmup-seconds", "--rounds",
-            "--delay-ms", "--batch-size", "--small-group", "--parts", "--pg-url", "--server-jar", "--log-dir", "--out");
+            "--delay-ms", "--batch-size", "--small-group", "--parts", "--client", "--wrk", "--server-warmup-seconds",
+            "--pg-url", "--server-jar", "--log-dir", "--out");
 
     ApiLoadSettings {
         Objects.requireNonNull(measure, "measure");
         Objects.requireNonNull(warmUp, "warmUp");
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(wrk, "wrk");
+        Objects.requireNonNull(serverWarmUp, "serverWarmUp");
         Objects.requireNonNull(pgUrl, "pgUrl");
         Objects.requireNonNull(logDir, "logDir");
         parts = List.copyOf(parts);
@@ -84,6 +142,10 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
         positive("--small-group", smallGroup);
         if (warmUp.isNegative()) {
             throw new IllegalArgumentException("--warmup-seconds must not be negative: " + warmUp.toSeconds());
+        }
+        if (serverWarmUp.isNegative()) {
+            throw new IllegalArgumentException("--server-warmup-seconds must not be negative: "
+                    + serverWarmUp.toSeconds());
         }
         if (delayMs < 60_000) {
             // shorter delays put the instances on the precise wheel and may fire them during the round
@@ -104,6 +166,13 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
                 throw new IllegalArgumentException("--server-jar names no file: " + value);
             }
         }
+        Path wrkPath = Path.of(line.text("--wrk", wrk.toString()));
+        Client chosen = line.has("--client") ? Client.of(line.text("--client", "").trim().toLowerCase(Locale.ROOT))
+                : line.has("--wrk") ? Client.defaultFor(wrkPath) : client;
+        if (chosen.wrk() && !Files.isExecutable(wrkPath)) {
+            throw new IllegalArgumentException("--client " + chosen.name().toLowerCase(Locale.ROOT) + " needs wrk,"
+                    + " which is not an executable file at " + wrkPath + " (--wrk PATH; Debian: apt-get install wrk)");
+        }
         return new ApiLoadSettings(
                 line.integer("--concurrency", concurrency),
                 Duration.ofSeconds(line.number("--seconds", measure.toSeconds())),
@@ -114,6 +183,9 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
                 line.integer("--small-group", smallGroup),
                 line.list("--parts", parts.stream().map(p -> p.name().toLowerCase(Locale.ROOT)).toList()).stream()
                         .map(Part::of).distinct().toList(),
+                chosen,
+                wrkPath,
+                Duration.ofSeconds(line.number("--server-warmup-seconds", serverWarmUp.toSeconds())),
                 line.text("--pg-url", pgUrl),
                 jar,
                 Path.of(line.text("--log-dir", logDir.toString())),
@@ -122,6 +194,17 @@ record ApiLoadSettings(int concurrency, Duration measure, Duration warmUp, int r
 
     boolean measures(Part part) {
         return parts.contains(part);
+    }
+
+    /** Whether this run measures {@code figure}: its part, and for a single call, its client. */
+    boolean measures(Figure figure) {
+        if (!figure.api()) {
+            return measures(Part.CEILING);
+        }
+        if (!measures(Part.API)) {
+            return false;
+        }
+        return !figure.single() || (figure.wrk() ? client.wrk() : client.jvm());
     }
 
     private static void positive(String option, long value) {

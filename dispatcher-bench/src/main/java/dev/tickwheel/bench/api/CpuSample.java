@@ -75,7 +75,8 @@ record CpuSample(long nanoTime, long serverCpuNanos, long clientCpuNanos, long m
         return new CpuUse(serverCores, clientCores, busyPercent);
     }
 
-    private static long processCpuNanos(long pid) {
+    /** The CPU time (user + system) process {@code pid} has used so far, in nanoseconds; -1 if unknown. */
+    static long processCpuNanos(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             // "pid (comm) state ppid ...": comm may hold spaces, so count fields after its closing parenthesis;
