@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
@@ -48,17 +49,17 @@ class CancelDispatchRaceStressTest {
                 .start()) {
             Job job = server.jobs().create(JobSpec.of("race", ScheduleSpec.api(), Target.handler("record")));
             for (int round = 0; round < ROUNDS; round++) {
-                List<Instance> batch = new ArrayList<>();
-                for (int i = 0; i < PER_ROUND; i++) {
-                    batch.add(server.jobs().run(job.id(), 150, null));
-                }
-                Instant trigger = batch.get(batch.size() - 1).expectedTriggerTime();
+                // One transaction, all due at once: however slow the machine, none fires before the race starts.
+                List<Instance> batch = new ArrayList<>(server.jobs()
+                        .runAll(job.id(), Collections.nCopies(PER_ROUND, RunSpec.after(150, null))).stream()
+                        .map(RunWrite::instance).toList());
+                Instant trigger = batch.get(0).expectedTriggerTime();
                 Collections.shuffle(batch);
                 Thread[] cancellers = new Thread[2];
                 for (int t = 0; t < cancellers.length; t++) {
                     int first = t;
                     cancellers[t] = new Thread(() -> {
-                        // Start a little before the last instance is due: the first ones are already firing.
+                        // Start a little before they are due: the cancels race the firing of the whole batch.
                         while (Instant.now().isBefore(trigger.minusMillis(2))) {
                             Thread.onSpinWait();
                         }
