@@ -66,6 +66,15 @@ final class InstanceSql {
 
     static final String COLUMNS = String.join(", ", READ_COLUMNS);
 
+    /** The schedule slot: a loader that runs twice cannot fill it twice (tw_instance_slot_uk). */
+    static final List<String> SLOT_KEY = List.of("job_id", "scheduled_trigger_time_ms");
+
+    /** The caller's run key ({@link RunKeyColumn}: partial on PostgreSQL, see {@link #RUN_KEY_PREDICATE}). */
+    static final List<String> RUN_KEY = List.of("job_id", "run_key");
+
+    /** The predicate of the run-key index on PostgreSQL. */
+    static final String RUN_KEY_PREDICATE = "run_key IS NOT NULL";
+
     /** Parameters: the 14 {@link #INSERT_COLUMNS} in order. */
     static final String INSERT = "INSERT INTO tw_instance (" + String.join(", ", INSERT_COLUMNS) + ") VALUES ("
             + INSERT_COLUMNS.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
@@ -250,7 +259,6 @@ final class InstanceSql {
      * status, id) index, once per held lease.
      */
     final String selectForeignClaims;
-    final String insertScheduledIfAbsent;
     final String cancelAllOfJobReturningIds;
 
     InstanceSql(SqlDialect dialect) {
@@ -274,8 +282,6 @@ final class InstanceSql {
                 + " FROM tw_shard_lease l JOIN tw_instance i ON i.shard = l.shard"
                 + " WHERE l.owner_session = ? AND l.expires_at_ms > " + now
                 + " AND i.status = ? AND i.claim_epoch <> l.epoch AND i.id > ? ORDER BY i.id LIMIT ?";
-        insertScheduledIfAbsent = dialect.insertIfAbsent(
-                "tw_instance", INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"));
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
     }
 

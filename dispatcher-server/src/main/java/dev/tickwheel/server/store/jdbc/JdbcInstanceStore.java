@@ -21,7 +21,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,6 +52,7 @@ final class JdbcInstanceStore implements InstanceStore {
     private final InstanceTransitions transitions;
     private final BatchTransitions batchTransitions;
     private final PageInstanceCreation pageCreation;
+    private final InsertIfAbsent slots;
     private final ForeignClaimStatements foreignClaims;
     private final InstanceHistoryReads historyReads;
     private final FinishedInstancePurge purge;
@@ -70,7 +70,9 @@ final class JdbcInstanceStore implements InstanceStore {
         this.duplicateIds = new DuplicateIds(runner, "instance", InstanceSql.SELECT_EXISTING_IDS);
         this.transitions = new InstanceTransitions(runner, clock, fence);
         this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock, fence);
-        this.pageCreation = new PageInstanceCreation(sql, dialect, shardCount);
+        this.pageCreation = new PageInstanceCreation(dialect, shardCount);
+        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, null, true,
+                PageInstanceCreation.ROWS_PER_INSERT);
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
         this.historyReads = new InstanceHistoryReads(runner, dialect);
         this.purge = new FinishedInstancePurge(runner, dialect);
@@ -183,24 +185,11 @@ final class JdbcInstanceStore implements InstanceStore {
         if (instances.isEmpty()) {
             return new AdvanceResult(true, List.of(), List.of());
         }
-        int[] counts;
-        try (PreparedStatement ps = connection.prepareStatement(sql.insertScheduledIfAbsent)) {
-            for (NewInstance instance : instances) {
-                InstanceRowMapper.bindInsert(ps, instance, true, nowMs, shardCount);
-                ps.addBatch();
-            }
-            counts = ps.executeBatch();
-        }
+        Set<Long> inserted = slots.insert(connection, instances, nowMs);
         List<NewInstance> created = new ArrayList<>();
         List<NewInstance> skipped = new ArrayList<>();
-        for (int i = 0; i < instances.size(); i++) {
-            if (counts[i] == Statement.SUCCESS_NO_INFO) {
-                // pgjdbc's reWriteBatchedInserts=true reports this; without per-row counts we cannot say which
-                // slots were skipped, and guessing would break the no-duplicates promise.
-                throw new IllegalStateException("the JDBC driver reported no per-row update counts for a batched"
-                        + " insert; remove reWriteBatchedInserts=true from the JDBC URL");
-            }
-            (counts[i] == 1 ? created : skipped).add(instances.get(i));
+        for (NewInstance instance : instances) {
+            (inserted.contains(instance.id()) ? created : skipped).add(instance);
         }
         return new AdvanceResult(true, created, skipped);
     }

@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -42,7 +41,6 @@ import java.util.TreeSet;
  */
 final class OnDemandRuns {
 
-    static final String KEY_PREDICATE = "run_key IS NOT NULL";
     /** Rows per multi-row insert: 14 parameters a row stays far below PostgreSQL's 32 767. */
     private static final int ROWS_PER_INSERT = 500;
     /** Whole-write attempts when a concurrent write of the same key made it fail with a unique-key violation. */
@@ -52,18 +50,16 @@ final class OnDemandRuns {
             .thenComparing(NewInstance::key, Comparator.nullsLast(Comparator.naturalOrder()));
 
     private final TransactionRunner runner;
-    private final SqlDialect dialect;
     private final int shardCount;
     private final String lockJobs;
-    private final String insertIfAbsent;
+    private final InsertIfAbsent keyed;
 
     OnDemandRuns(TransactionRunner runner, SqlDialect dialect, int shardCount) {
         this.runner = runner;
-        this.dialect = dialect;
         this.shardCount = shardCount;
         this.lockJobs = "SELECT id FROM tw_job WHERE id = ANY(?) ORDER BY id" + dialect.lockAgainstDelete();
-        this.insertIfAbsent = dialect.insertIfAbsent("tw_instance", InstanceSql.INSERT_COLUMNS,
-                List.of("job_id", "run_key"), KEY_PREDICATE);
+        this.keyed = new InsertIfAbsent(dialect, shardCount, InstanceSql.RUN_KEY, InstanceSql.RUN_KEY_PREDICATE,
+                false, ROWS_PER_INSERT);
     }
 
     /** One result per run, in order (see {@link dev.tickwheel.server.store.InstanceStore#insertRuns}). */
@@ -107,7 +103,7 @@ final class OnDemandRuns {
         // order, so on PostgreSQL (where runs of one job do not lock each other out) one waits for the other instead
         // of both deadlocking. The answers keep the caller's order.
         toInsert.sort(INSERT_ORDER);
-        Set<Long> inserted = insertIfAbsent(connection, toInsert, nowMs);
+        Set<Long> inserted = keyed.insert(connection, toInsert, nowMs);
         Map<JobKey, Instance> existing = readExisting(connection, toInsert, inserted);
         List<RunWrite> results = new ArrayList<>(runs.size());
         Map<JobKey, Instance> createdByKey = new HashMap<>();
@@ -150,51 +146,6 @@ final class OnDemandRuns {
             }
         }
         return found;
-    }
-
-    private Set<Long> insertIfAbsent(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
-        Set<Long> inserted = new HashSet<>();
-        for (int from = 0; from < runs.size(); from += ROWS_PER_INSERT) {
-            List<NewInstance> chunk = runs.subList(from, Math.min(runs.size(), from + ROWS_PER_INSERT));
-            Optional<String> multiRow = dialect.insertIfAbsentReturningIds("tw_instance", InstanceSql.INSERT_COLUMNS,
-                    List.of("job_id", "run_key"), KEY_PREDICATE, chunk.size());
-            if (multiRow.isPresent()) {
-                try (PreparedStatement ps = connection.prepareStatement(multiRow.get())) {
-                    int columns = InstanceSql.INSERT_COLUMNS.size();
-                    for (int row = 0; row < chunk.size(); row++) {
-                        InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), false, nowMs, shardCount);
-                    }
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            inserted.add(rs.getLong(1));
-                        }
-                    }
-                }
-            } else {
-                insertBatched(connection, chunk, nowMs, inserted);
-            }
-        }
-        return inserted;
-    }
-
-    private void insertBatched(Connection connection, List<NewInstance> chunk, long nowMs, Set<Long> inserted)
-            throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(insertIfAbsent)) {
-            for (NewInstance run : chunk) {
-                InstanceRowMapper.bindInsert(ps, run, false, nowMs, shardCount);
-                ps.addBatch();
-            }
-            int[] counts = ps.executeBatch();
-            for (int i = 0; i < chunk.size(); i++) {
-                if (counts[i] == Statement.SUCCESS_NO_INFO) {
-                    throw new IllegalStateException("the JDBC driver reported no per-row update counts for a"
-                            + " batched insert; remove reWriteBatchedInserts=true from the JDBC URL");
-                }
-                if (counts[i] == 1) {
-                    inserted.add(chunk.get(i).id());
-                }
-            }
-        }
     }
 
     /** The stored instances named by the keys of the runs that were not inserted, one query per job. */

@@ -5,16 +5,13 @@ import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.JobAdvance;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -35,14 +32,10 @@ final class PageInstanceCreation {
     /** Rows per multi-row insert: 13 parameters each, well under PostgreSQL's 65 535 bind parameters. */
     static final int ROWS_PER_INSERT = 1_000;
 
-    private final InstanceSql sql;
-    private final SqlDialect dialect;
-    private final int shardCount;
+    private final InsertIfAbsent slots;
 
-    PageInstanceCreation(InstanceSql sql, SqlDialect dialect, int shardCount) {
-        this.sql = sql;
-        this.dialect = dialect;
-        this.shardCount = shardCount;
+    PageInstanceCreation(SqlDialect dialect, int shardCount) {
+        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, null, true, ROWS_PER_INSERT);
     }
 
     List<AdvanceResult> run(Connection connection, List<JobAdvance> advances, long nowMs) throws SQLException {
@@ -71,7 +64,7 @@ final class PageInstanceCreation {
                 toInsert.addAll(a.instances());
             }
         }
-        Set<Long> inserted = insertIfAbsent(connection, toInsert, nowMs);
+        Set<Long> inserted = slots.insert(connection, toInsert, nowMs);
         List<AdvanceResult> results = new ArrayList<>(advances.size());
         for (JobAdvance a : advances) {
             if (!advanced.get(a)) {
@@ -86,56 +79,5 @@ final class PageInstanceCreation {
             results.add(new AdvanceResult(true, created, skipped));
         }
         return results;
-    }
-
-    private Set<Long> insertIfAbsent(Connection connection, List<NewInstance> instances, long nowMs)
-            throws SQLException {
-        Set<Long> inserted = new HashSet<>();
-        for (int from = 0; from < instances.size(); from += ROWS_PER_INSERT) {
-            List<NewInstance> chunk = instances.subList(from, Math.min(instances.size(), from + ROWS_PER_INSERT));
-            Optional<String> multiRow = dialect.insertIfAbsentReturningIds("tw_instance",
-                    InstanceSql.INSERT_COLUMNS, List.of("job_id", "scheduled_trigger_time_ms"), chunk.size());
-            if (multiRow.isPresent()) {
-                insertMultiRow(connection, multiRow.get(), chunk, nowMs, inserted);
-            } else {
-                insertBatched(connection, chunk, nowMs, inserted);
-            }
-        }
-        return inserted;
-    }
-
-    private void insertMultiRow(Connection connection, String statement, List<NewInstance> chunk, long nowMs,
-                                       Set<Long> inserted) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(statement)) {
-            int columns = InstanceSql.INSERT_COLUMNS.size();
-            for (int row = 0; row < chunk.size(); row++) {
-                InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), true, nowMs, shardCount);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    inserted.add(rs.getLong(1));
-                }
-            }
-        }
-    }
-
-    private void insertBatched(Connection connection, List<NewInstance> chunk, long nowMs, Set<Long> inserted)
-            throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql.insertScheduledIfAbsent)) {
-            for (NewInstance instance : chunk) {
-                InstanceRowMapper.bindInsert(ps, instance, true, nowMs, shardCount);
-                ps.addBatch();
-            }
-            int[] counts = ps.executeBatch();
-            for (int i = 0; i < chunk.size(); i++) {
-                if (counts[i] == Statement.SUCCESS_NO_INFO) {
-                    throw new IllegalStateException("the JDBC driver reported no per-row update counts for a"
-                            + " batched insert; remove reWriteBatchedInserts=true from the JDBC URL");
-                }
-                if (counts[i] == 1) {
-                    inserted.add(chunk.get(i).id());
-                }
-            }
-        }
     }
 }

@@ -54,7 +54,7 @@ final class RunKeyColumn implements JavaMigration {
         try (Statement statement = connection.createStatement()) {
             statement.execute("ALTER TABLE tw_instance ADD COLUMN run_key VARCHAR(200)");
             statement.execute("CREATE UNIQUE INDEX " + INDEX + " ON tw_instance (job_id, run_key)"
-                    + (postgres ? " WHERE run_key IS NOT NULL" : ""));
+                    + (postgres ? " WHERE " + InstanceSql.RUN_KEY_PREDICATE : ""));
         }
     }
 }

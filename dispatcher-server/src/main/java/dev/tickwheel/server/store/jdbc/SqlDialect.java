@@ -76,16 +76,10 @@ public interface SqlDialect {
     }
 
     /**
-     * A multi-row form of {@link #insertIfAbsent} for {@code rows} rows (one {@code ?} per column per row, row
-     * after row) that, run as a query, returns the {@code id} of every row it inserted; empty if the database
-     * has no such statement (the caller then batches the single-row form, whose update counts say the same).
+     * {@link #insertIfAbsent(String, List, List, String)} for {@code rows} rows (one {@code ?} per column per row, row
+     * after row) that, run as a query, returns the {@code id} of every row it inserted; empty if the database has no
+     * such statement (the caller then batches the single-row form, whose update counts say the same).
      */
-    default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
-                                                                  List<String> keyColumns, int rows) {
-        return insertIfAbsentReturningIds(table, columns, keyColumns, null, rows);
-    }
-
-    /** {@link #insertIfAbsentReturningIds} over a partial unique index (see {@link #insertIfAbsent(String, List, List, String)}). */
     default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
                                                                   List<String> keyColumns, String keyPredicate,
                                                                   int rows) {
