@@ -6,6 +6,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.RescheduleOutcome;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.ScheduleSpec;
@@ -21,6 +22,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,12 +50,17 @@ class RescheduleRaceStressTest {
 
     /** What the handler saw: the due time of every delivery, per instance. */
     private final Map<Long, List<Instant>> delivered = new ConcurrentHashMap<>();
+    /** Counted down by every delivery: the real-time race starts when a round's first instance is delivered. */
+    private final AtomicReference<CountDownLatch> firstDelivery = new AtomicReference<>(new CountDownLatch(0));
 
     private TickwheelServer.Builder server(String name) {
         return TickwheelServer.builder()
                 .jdbcUrl("jdbc:h2:file:" + dataDir.resolve(name).toAbsolutePath())
-                .handler("record", ctx -> delivered.computeIfAbsent(ctx.instanceId(),
-                        id -> new CopyOnWriteArrayList<>()).add(ctx.expectedTriggerTime()));
+                .handler("record", ctx -> {
+                    delivered.computeIfAbsent(ctx.instanceId(), id -> new CopyOnWriteArrayList<>())
+                            .add(ctx.expectedTriggerTime());
+                    firstDelivery.get().countDown();
+                });
     }
 
     /**
@@ -105,8 +113,9 @@ class RescheduleRaceStressTest {
     }
 
     /**
-     * Real time, a few hundred races: instances due 300 ms out are moved a second later by two threads that start
-     * just before they fall due.
+     * Real time, a few hundred races: a round of 100 instances due 2 ms apart from 300 ms out (one transaction) is
+     * moved a second later by two threads that start when the round's first instance is delivered, while the rest
+     * fire. No thread waits on a clock: the firing itself starts the race.
      */
     @Test
     void reschedule_racingTheFireInRealTime_firesOnceAtTheTimeTheAnswerSays() throws Exception {
@@ -115,19 +124,20 @@ class RescheduleRaceStressTest {
         try (TickwheelServer server = server("real").build().start()) {
             Job job = server.jobs().create(JobSpec.of("moved", ScheduleSpec.api(), Target.handler("record")));
             for (int round = 0; round < 3; round++) {
-                List<Instance> batch = new ArrayList<>();
-                for (int i = 0; i < 100; i++) {
-                    Instance instance = server.jobs().run(job.id(), 300, null);
-                    batch.add(instance);
-                    oldTimes.put(instance.id(), instance.expectedTriggerTime());
-                }
-                Instant due = batch.get(0).expectedTriggerTime();
+                CountDownLatch fired = new CountDownLatch(1);
+                firstDelivery.set(fired);
+                Instant start = Instant.now().plusMillis(300);
+                List<RunSpec> runs = IntStream.range(0, 100) // due 2 ms apart: they fire while the movers run
+                        .mapToObj(i -> new RunSpec(null, null, start.plusMillis(2L * i), null)).toList();
+                List<Instance> batch = new ArrayList<>(server.jobs().runAll(job.id(), runs).stream()
+                        .map(RunWrite::instance).toList());
+                batch.forEach(instance -> oldTimes.put(instance.id(), instance.expectedTriggerTime()));
                 Collections.shuffle(batch);
                 List<Thread> movers = new ArrayList<>();
                 for (int t = 0; t < 2; t++) {
                     int first = t;
                     Thread mover = new Thread(() -> {
-                        sleepUntil(due.minusMillis(3)); // a real-time race: aim at the moment they fire
+                        awaitQuietly(fired); // the round has started to fire: race the rest of it
                         for (int i = first; i < batch.size(); i += 2) {
                             long id = batch.get(i).id();
                             answers.put(id, server.instances().reschedule(id, 1_000L, null, null));
@@ -170,17 +180,6 @@ class RescheduleRaceStressTest {
     private static void move(SettableClock clock, ManualClock ticker, Duration step) {
         clock.advance(step);
         ticker.advance(step);
-    }
-
-    private static void sleepUntil(Instant instant) {
-        long ms = Duration.between(Instant.now(), instant).toMillis();
-        if (ms > 0) {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
