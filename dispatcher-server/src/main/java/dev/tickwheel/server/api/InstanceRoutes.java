@@ -1,7 +1,7 @@
 package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.InstanceService;
-import dev.tickwheel.server.JobService;
+import dev.tickwheel.server.RunSpec;
 import dev.tickwheel.server.api.dto.CancelAllRequest;
 import dev.tickwheel.server.api.dto.CancelAllResponse;
 import dev.tickwheel.server.api.dto.CancelResponse;
@@ -15,7 +15,6 @@ import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.RunKeys;
-import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -173,20 +172,10 @@ final class InstanceRoutes {
         if (delayMs == null && request.at() == null) {
             throw ApiException.badField("missing_field", "delayMs", "give 'delayMs' or 'at'");
         }
-        if (delayMs != null && request.at() != null) {
-            throw ApiException.badField("invalid_field", "at", "give 'delayMs' or 'at', not both");
-        }
-        if (delayMs != null && (delayMs < 0 || delayMs > JobService.MAX_RUN_DELAY_MS)) {
-            throw ApiException.invalidField("delayMs", delayMs, "must be in 0.." + JobService.MAX_RUN_DELAY_MS);
-        }
-        String params = JobRequestParser.paramsText(request.params());
-        if (params != null && params.length() > Job.MAX_PARAMS_LENGTH) {
-            throw ApiException.invalidField("params", params.length() + " characters", "must be at most "
-                    + Job.MAX_PARAMS_LENGTH + " characters of JSON");
-        }
+        RunSpec when = RunTimes.spec(null, delayMs, request.at(), request.params(), "");
         RescheduleOutcome outcome;
         try {
-            outcome = instances.reschedule(id, delayMs, request.at(), params);
+            outcome = instances.reschedule(id, when.delayMs(), when.at(), when.params());
         } catch (IllegalArgumentException e) {
             throw ApiException.badField("invalid_field", "at", e.getMessage());
         }

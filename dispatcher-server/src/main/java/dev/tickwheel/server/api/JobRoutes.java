@@ -16,7 +16,6 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
 import io.javalin.http.Context;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -150,25 +149,7 @@ final class JobRoutes {
                 throw ApiException.badField("invalid_field", prefix + "key", "field '" + prefix + "key': " + problem);
             }
         }
-        Long delayMs = request.delayMs();
-        if (delayMs != null && (delayMs < 0 || delayMs > MAX_RUN_DELAY_MS)) {
-            throw ApiException.invalidField(prefix + "delayMs", delayMs, "must be in 0.." + MAX_RUN_DELAY_MS);
-        }
-        if (delayMs != null && request.at() != null) {
-            throw ApiException.badField("invalid_field", prefix + "at", "give '" + prefix + "delayMs' or '" + prefix
-                    + "at', not both");
-        }
-        if (request.at() != null && request.at().isAfter(Instant.now().plusMillis(MAX_RUN_DELAY_MS))) {
-            // The engine checks against its own clock too; this one names the item of a batch.
-            throw ApiException.invalidField(prefix + "at", request.at(), "must be at most " + MAX_RUN_DELAY_MS
-                    + " ms (366 days) ahead");
-        }
-        String params = JobRequestParser.paramsText(request.params());
-        if (params != null && params.length() > Job.MAX_PARAMS_LENGTH) {
-            throw ApiException.invalidField(prefix + "params", params.length() + " characters", "must be at most "
-                    + Job.MAX_PARAMS_LENGTH + " characters of JSON");
-        }
-        return new RunSpec(request.key(), delayMs, request.at(), params);
+        return RunTimes.spec(request.key(), request.delayMs(), request.at(), request.params(), prefix);
     }
 
     private static RunResponse runResponse(RunWrite written) {
