@@ -109,7 +109,9 @@ public final class JobService implements AutoCloseable {
                     .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                owner.jobChanged(updated.get());
+                // The store moved the job's waiting instances to its shard if it now needs one owner.
+                boolean gathered = current.get().spreadsInstances() && !updated.get().spreadsInstances();
+                owner.jobChanged(updated.get(), gathered);
                 return jobs.get(jobId);
             }
         }
@@ -134,7 +136,7 @@ public final class JobService implements AutoCloseable {
             }
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                owner.jobChanged(updated.get());
+                owner.jobChanged(updated.get(), false);
                 return jobs.get(jobId);
             }
         }

@@ -24,6 +24,7 @@ import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
 import dev.tickwheel.server.dispatch.webhook.WebhookSigner;
 import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
+import dev.tickwheel.server.schedule.OwnerArming;
 import dev.tickwheel.server.schedule.ForeignClaimSettler;
 import dev.tickwheel.server.schedule.InstanceLoader;
 import dev.tickwheel.server.schedule.InstancePlanner;
@@ -236,12 +237,17 @@ public final class TickwheelServer implements AutoCloseable {
             alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
                     config.alertListener());
             DispatchListener listener = DispatchListener.both(config.listener(), alerter);
-            FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids);
+            FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids, cluster.shardCount());
             dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
                     listener, followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
-            loader = new InstanceLoader(jobs, instances, dispatcher, leases, new InstancePlanner(
+            if (!cluster.singleProcess()) {
+                bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelOf(stores.dataSource()),
+                        cluster.session());
+            }
+            OwnerArming arming = new OwnerArming(leases, dispatcher, bus);
+            loader = new InstanceLoader(jobs, instances, arming, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
                     InstanceLoader.DEFAULT_PAGE_SIZE, listener);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
@@ -252,16 +258,12 @@ public final class TickwheelServer implements AutoCloseable {
             retentionThread = new PeriodicTaskScheduler("retention", 1,
                     (task, failure) -> log.error("{} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
-            if (!cluster.singleProcess()) {
-                bus = new PgClusterBus(stores.dataSource(), PgClusterBus.channelOf(stores.dataSource()),
-                        cluster.session());
-            }
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
                             config.misfireThreshold(), listener),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
                             cluster.singleProcess(), listener),
-                    bus, loaderThread, config.clock(), this::closeAfterEviction);
+                    bus, arming, loaderThread, config.clock(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
             instanceService = new InstanceService(instances, jobs, owner, config.clock());
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"

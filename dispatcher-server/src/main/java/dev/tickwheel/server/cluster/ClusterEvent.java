@@ -8,15 +8,15 @@ package dev.tickwheel.server.cluster;
  */
 public sealed interface ClusterEvent {
 
-    /** An on-demand instance was stored; its owner should arm it for {@code triggerAtMs}. */
-    record Arm(long instanceId, long jobId, long triggerAtMs) implements ClusterEvent {
+    /** An instance of {@code shard} was stored; the shard's owner should arm it for {@code triggerAtMs}. */
+    record Arm(long instanceId, long jobId, int shard, long triggerAtMs) implements ClusterEvent {
     }
 
     /**
      * A waiting instance was moved to another due time in the store; its owner should replace its timer with one for
      * {@code triggerAtMs} (a timer left for the old time can no longer claim it).
      */
-    record Rescheduled(long instanceId, long jobId, long triggerAtMs) implements ClusterEvent {
+    record Rescheduled(long instanceId, long jobId, int shard, long triggerAtMs) implements ClusterEvent {
     }
 
     /** An instance was cancelled in the store; its owner should drop its timer. */
@@ -25,6 +25,13 @@ public sealed interface ClusterEvent {
 
     /** A job was created, changed, enabled, disabled or deleted: forget cached copies, and its owner loads it. */
     record JobChanged(long jobId) implements ClusterEvent {
+    }
+
+    /**
+     * A job changed so that it needs one owner, and its waiting instances were moved to its shard: as
+     * {@link JobChanged}, and the owner of the job's shard arms them.
+     */
+    record Gathered(long jobId) implements ClusterEvent {
     }
 
     /**

@@ -9,13 +9,14 @@ import java.util.Optional;
  * per notification payload.
  *
  * <pre>
- *   8431773001 arm 7301234567890 7300000000001 1790000000000     Arm(instanceId, jobId, triggerAtMs)
- *   8431773001 cancelled 7301234567890 7300000000001             Cancelled(instanceId, jobId)
- *   8431773001 moved 7301234567890 7300000000001 1790000000000   Rescheduled(instanceId, jobId, triggerAtMs)
- *   8431773001 job 7300000000001                                 JobChanged(jobId)
+ *   8431773001 arm 7301234567890 7300000000001 17 1790000000000   Arm(instanceId, jobId, shard, triggerAtMs)
+ *   8431773001 cancelled 7301234567890 7300000000001              Cancelled(instanceId, jobId)
+ *   8431773001 moved 7301234567890 7300000000001 17 1790000000000 Rescheduled(instanceId, jobId, shard, triggerAtMs)
+ *   8431773001 job 7300000000001                                  JobChanged(jobId)
+ *   8431773001 gathered 7300000000001                             Gathered(jobId)
  * </pre>
  *
- * <p>Every field is a decimal {@code long}, so lines are ASCII and a payload's length in characters is its length in
+ * <p>Every field is a decimal {@code long} (a shard an {@code int}), so lines are ASCII and a payload's length in characters is its length in
  * bytes. A line this version cannot read (a type from a newer version, garbage) is skipped by the reader: prompts are
  * hints.
  *
@@ -40,13 +41,17 @@ final class EventLines {
      */
     static String encode(long session, ClusterEvent event) {
         if (event instanceof ClusterEvent.Arm arm) {
-            return session + " arm " + arm.instanceId() + " " + arm.jobId() + " " + arm.triggerAtMs();
+            return session + " arm " + arm.instanceId() + " " + arm.jobId() + " " + arm.shard() + " "
+                    + arm.triggerAtMs();
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             return session + " cancelled " + cancelled.instanceId() + " " + cancelled.jobId();
         } else if (event instanceof ClusterEvent.Rescheduled moved) {
-            return session + " moved " + moved.instanceId() + " " + moved.jobId() + " " + moved.triggerAtMs();
+            return session + " moved " + moved.instanceId() + " " + moved.jobId() + " " + moved.shard() + " "
+                    + moved.triggerAtMs();
         } else if (event instanceof ClusterEvent.JobChanged changed) {
             return session + " job " + changed.jobId();
+        } else if (event instanceof ClusterEvent.Gathered gathered) {
+            return session + " gathered " + gathered.jobId();
         }
         throw new IllegalArgumentException("not sent on the bus: " + event);
     }
@@ -59,7 +64,7 @@ final class EventLines {
         List<String> payloads = new ArrayList<>();
         StringBuilder payload = new StringBuilder(MAX_PAYLOAD_BYTES);
         for (ClusterEvent event : events) {
-            String line = encode(session, event); // at most 87 characters: four longs and a type
+            String line = encode(session, event); // at most 99 characters: four longs, an int and a type
             if (payload.length() > 0 && payload.length() + 1 + line.length() > MAX_PAYLOAD_BYTES) {
                 payloads.add(payload.toString());
                 payload.setLength(0);
@@ -84,13 +89,14 @@ final class EventLines {
             }
             long session = Long.parseLong(fields[0]);
             ClusterEvent event = switch (fields[1]) {
-                case "arm" -> fields.length == 5 ? new ClusterEvent.Arm(Long.parseLong(fields[2]),
-                        Long.parseLong(fields[3]), Long.parseLong(fields[4])) : null;
-                case "moved" -> fields.length == 5 ? new ClusterEvent.Rescheduled(Long.parseLong(fields[2]),
-                        Long.parseLong(fields[3]), Long.parseLong(fields[4])) : null;
+                case "arm" -> fields.length == 6 ? new ClusterEvent.Arm(Long.parseLong(fields[2]),
+                        Long.parseLong(fields[3]), Integer.parseInt(fields[4]), Long.parseLong(fields[5])) : null;
+                case "moved" -> fields.length == 6 ? new ClusterEvent.Rescheduled(Long.parseLong(fields[2]),
+                        Long.parseLong(fields[3]), Integer.parseInt(fields[4]), Long.parseLong(fields[5])) : null;
                 case "cancelled" -> fields.length == 4
                         ? new ClusterEvent.Cancelled(Long.parseLong(fields[2]), Long.parseLong(fields[3])) : null;
                 case "job" -> fields.length == 3 ? new ClusterEvent.JobChanged(Long.parseLong(fields[2])) : null;
+                case "gathered" -> fields.length == 3 ? new ClusterEvent.Gathered(Long.parseLong(fields[2])) : null;
                 default -> null;
             };
             return event == null ? Optional.empty() : Optional.of(new Line(session, event));

@@ -146,11 +146,16 @@ public final class InstanceDispatcher implements AutoCloseable {
      *
      * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
-    public void arm(long instanceId, long jobId, Instant triggerTime) {
+    public void arm(long instanceId, long jobId, int shard, Instant triggerTime) {
         if (inHand.contains(instanceId)) {
             return; // fired and on its way to its claim: another timer would only admit it twice
         }
-        schedule(instanceId, jobId, triggerTime);
+        schedule(instanceId, jobId, shard, triggerTime);
+    }
+
+    /** {@link #arm} of a stored instance, for its current due time. */
+    public void arm(Instance instance) {
+        arm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
     }
 
     /**
@@ -159,19 +164,19 @@ public final class InstanceDispatcher implements AutoCloseable {
      * claim is refused by the store (it was armed for the old, earlier time; see {@link InstanceStore#claimArmed}), so
      * the new timer is armed even then.
      */
-    public void rearm(long instanceId, long jobId, Instant triggerTime) {
+    public void rearm(long instanceId, long jobId, int shard, Instant triggerTime) {
         wheel.cancel(instanceId);
-        schedule(instanceId, jobId, triggerTime);
+        schedule(instanceId, jobId, shard, triggerTime);
     }
 
-    private void schedule(long instanceId, long jobId, Instant triggerTime) {
+    private void schedule(long instanceId, long jobId, int shard, Instant triggerTime) {
         // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
         // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
         long armedForMs = triggerTime.toEpochMilli();
         try {
-            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, armedForMs));
+            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
@@ -183,11 +188,11 @@ public final class InstanceDispatcher implements AutoCloseable {
      *
      * @return true if it was armed now
      */
-    public boolean armIfUnknown(long instanceId, long jobId, Instant triggerTime) {
+    public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime) {
         if (isKnown(instanceId)) {
             return false;
         }
-        arm(instanceId, jobId, triggerTime);
+        arm(instanceId, jobId, shard, triggerTime);
         return true;
     }
 
@@ -225,8 +230,8 @@ public final class InstanceDispatcher implements AutoCloseable {
      * instance joins the next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query,
      * not one each.
      */
-    private void fired(long instanceId, long jobId, long armedForMs) {
-        if (!ownership.holds(ownership.shardOf(jobId))) {
+    private void fired(long instanceId, long jobId, int shard, long armedForMs) {
+        if (!ownership.holds(shard)) {
             listener.fenced("fire");
             log.debug("instance {} fired for a shard this member does not hold; its owner arms it", instanceId);
             return;
@@ -235,21 +240,21 @@ public final class InstanceDispatcher implements AutoCloseable {
         Instant firedAt = clock.instant();
         Optional<Job> cached = jobs.getIfCached(jobId);
         if (cached == null) {
-            jobReads.add(new Fired(instanceId, jobId, armedForMs, firedAt));
+            jobReads.add(new Fired(instanceId, jobId, shard, armedForMs, firedAt));
         } else {
-            admit(instanceId, jobId, armedForMs, cached, firedAt);
+            admit(instanceId, jobId, shard, armedForMs, cached, firedAt);
         }
     }
 
     /** A fired instance whose job is still to be read. */
-    private record Fired(long instanceId, long jobId, long armedForMs, Instant firedAt) {
+    private record Fired(long instanceId, long jobId, int shard, long armedForMs, Instant firedAt) {
     }
 
     /** Runs on the job-read thread: reads the jobs of a batch of fired instances with one query. */
     private void resolve(List<Fired> batch) {
         Map<Long, Optional<Job>> found = jobs.getAll(batch.stream().map(Fired::jobId).distinct().toList());
         for (Fired fired : batch) {
-            admit(fired.instanceId(), fired.jobId(), fired.armedForMs(),
+            admit(fired.instanceId(), fired.jobId(), fired.shard(), fired.armedForMs(),
                     found.getOrDefault(fired.jobId(), Optional.empty()), fired.firedAt());
         }
     }
@@ -261,12 +266,13 @@ public final class InstanceDispatcher implements AutoCloseable {
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
         batch.forEach(fired -> {
             inHand.remove(fired.instanceId()); // first: arm skips what is in hand
-            arm(fired.instanceId(), fired.jobId(), retryAt);
+            arm(fired.instanceId(), fired.jobId(), fired.shard(), retryAt);
         });
     }
 
     /** Asks for the instance's slots, and hands it to the claim batcher if it got them. */
-    private void admit(long instanceId, long jobId, long armedForMs, Optional<Job> maybeJob, Instant firedAt) {
+    private void admit(long instanceId, long jobId, int shard, long armedForMs, Optional<Job> maybeJob,
+                       Instant firedAt) {
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
             failOrphan(instanceId, jobId);
@@ -278,18 +284,18 @@ public final class InstanceDispatcher implements AutoCloseable {
         String target = targets.targetOf(job);
         CallSlots.Ticket ticket = new CallSlots.Ticket(instanceId, jobId, delivery.maxConcurrent(),
                 delivery.overLimit() == DeliveryPolicy.OverLimit.SKIP, target, targets.limitOf(target),
-                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, armedForMs, firedAt)));
+                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, shard, armedForMs, firedAt)));
         switch (slots.acquire(ticket)) {
-            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, armedForMs, firedAt));
+            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, shard, armedForMs, firedAt));
             case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
             case SKIPPED -> {
-                skip(instanceId, job);
+                skip(instanceId, job, shard);
                 inHand.remove(instanceId);
             }
         }
     }
 
-    private void skip(long instanceId, Job job) {
+    private void skip(long instanceId, Job job, int shard) {
         String reason = "skipped: job '" + job.name() + "' already had " + job.delivery().maxConcurrent()
                 + " instance(s) in flight (maxConcurrent " + job.delivery().maxConcurrent() + ", overLimit SKIP)";
         try {
@@ -300,7 +306,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("skipping instance {} failed; re-arming it in {}: {}", instanceId, CLAIM_RETRY_DELAY,
                     e.toString());
-            arm(instanceId, job.id(), clock.instant().plus(CLAIM_RETRY_DELAY));
+            arm(instanceId, job.id(), shard, clock.instant().plus(CLAIM_RETRY_DELAY));
         }
     }
 
@@ -377,8 +383,8 @@ public final class InstanceDispatcher implements AutoCloseable {
             slots.release(a.ticket());
             inHand.remove(a.instanceId()); // first: arm skips what is in hand
             if (rearm) {
-                arm(a.instanceId(), a.job().id(), retryAt);
-            } else if (!ownership.holds(ownership.shardOf(a.job().id()))) {
+                arm(a.instanceId(), a.job().id(), a.shard(), retryAt);
+            } else if (!ownership.holds(a.shard())) {
                 listener.fenced("claim");
             } else {
                 listener.claimLost();
@@ -397,7 +403,7 @@ public final class InstanceDispatcher implements AutoCloseable {
                 listener.retried(job.target().type());
                 log.warn("instance {} of job {} failed (attempt {} of {}), retrying at {}: {}", instance.id(),
                         job.id(), instance.attempt(), job.retryPolicy().maxAttempts(), next, error);
-                arm(instance.id(), job.id(), next);
+                arm(instance.id(), job.id(), instance.shard(), next);
             }
             return;
         }

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.job;
 
 import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.ScheduleType;
 import dev.tickwheel.time.MisfirePolicy;
 import java.time.Instant;
 import java.util.Objects;
@@ -58,6 +59,21 @@ public record Job(
         if (version < 0) {
             throw new IllegalArgumentException("version must not be negative: " + version);
         }
+    }
+
+    /**
+     * True if this job's instances are spread over the shards (each instance's shard from its own id), so that every
+     * member dispatches a share of them; false if they need one owner and stay on the job's shard: a job with a
+     * {@code maxConcurrent} limit (one member holds its slots, which keeps the limit exact) and a fixed-delay job (one
+     * instance at a time, each created when the last one ends, by the member that settled it).
+     */
+    public boolean spreadsInstances() {
+        return spreadsInstances(delivery.maxConcurrent(), schedule.type());
+    }
+
+    /** {@link #spreadsInstances()} from the two settings that decide it, for a store that reads them as columns. */
+    public static boolean spreadsInstances(int maxConcurrent, ScheduleType scheduleType) {
+        return maxConcurrent == 0 && scheduleType != ScheduleType.FIXED_DELAY;
     }
 
     /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */

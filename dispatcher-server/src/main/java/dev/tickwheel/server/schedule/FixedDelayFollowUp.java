@@ -6,6 +6,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.time.ScheduleType;
 import java.time.Instant;
 import java.util.Objects;
@@ -27,11 +28,14 @@ public final class FixedDelayFollowUp implements InstanceDispatcher.CompletionLi
     private final InstanceStore instances;
     private final SnowflakeIdGenerator ids;
     // volatile: set once by the composition root, read on the outcome thread.
+    private final int shardCount;
     private volatile InstanceDispatcher dispatcher;
 
-    public FixedDelayFollowUp(InstanceStore instances, SnowflakeIdGenerator ids) {
+    /** @param shardCount the store's shards: a fixed-delay job's instances stay on its own shard */
+    public FixedDelayFollowUp(InstanceStore instances, SnowflakeIdGenerator ids, int shardCount) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.ids = Objects.requireNonNull(ids, "ids");
+        this.shardCount = shardCount;
     }
 
     public void bind(InstanceDispatcher dispatcher) {
@@ -46,7 +50,7 @@ public final class FixedDelayFollowUp implements InstanceDispatcher.CompletionLi
         Instant next = completedAt.plusMillis(job.schedule().delayMs());
         NewInstance created = new NewInstance(ids.nextId(), job.id(), next, null);
         if (instances.createFollowUp(created)) {
-            dispatcher.arm(created.id(), job.id(), next);
+            dispatcher.arm(created.id(), job.id(), Shards.of(job.id(), shardCount), next);
         }
     }
 }

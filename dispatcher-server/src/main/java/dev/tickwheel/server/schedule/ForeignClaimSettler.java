@@ -95,7 +95,8 @@ public final class ForeignClaimSettler {
                     }
                 } else if (instances.releaseForeign(instance.id(), instance.claimEpoch())) {
                     released++;
-                    dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.expectedTriggerTime());
+                    dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
+                            instance.expectedTriggerTime());
                 }
             }
             if (page.size() < PAGE) {

@@ -3,7 +3,6 @@ package dev.tickwheel.server.schedule;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
-import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.AdvanceResult;
@@ -21,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * and writes nothing. A pass that read a job before a user changed it writes nothing for it either; the change stands
  * (it loads the job itself).
  *
- * <p>A pass loads only the jobs of the shards this member holds: each job's loading belongs to its shard's owner. Two
+ * <p>A pass loads only the jobs of the shards this member holds: each job's loading belongs to its shard's owner. The
+ * instances it creates are spread over the shards unless the job needs one owner
+ * ({@link Job#spreadsInstances()}), and each goes to its own shard's owner ({@link OwnerArming}). Two
  * members whose views of a moving shard overlap for a moment still create each instance once (the compare-and-set
  * above), and an instance created by a member that has just lost the shard waits in the store for the new owner's
  * sweep.
@@ -50,7 +52,7 @@ public final class InstanceLoader {
 
     private final JobStore jobs;
     private final InstanceStore instances;
-    private final InstanceDispatcher dispatcher;
+    private final OwnerArming arming;
     private final ShardOwnership ownership;
     private final InstancePlanner planner;
     private final TimeExpressionParser parser;
@@ -61,14 +63,14 @@ public final class InstanceLoader {
     private final DispatchListener listener;
 
     /** @param listener told of the missed triggers a misfire policy dropped (metrics, alerts) */
-    public InstanceLoader(JobStore jobs, InstanceStore instances, InstanceDispatcher dispatcher,
+    public InstanceLoader(JobStore jobs, InstanceStore instances, OwnerArming arming,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
                           SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
                           DispatchListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
-        this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.arming = Objects.requireNonNull(arming, "arming");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.planner = Objects.requireNonNull(planner, "planner");
         this.parser = Objects.requireNonNull(parser, "parser");
@@ -84,25 +86,28 @@ public final class InstanceLoader {
      */
     public int loadDue() {
         Collection<Integer> shards = ownership.heldShards();
-        return shards.isEmpty() ? 0 : pass(shards, true);
+        return shards.isEmpty() ? 0 : pass(shards, Set.of());
     }
 
     /**
-     * A pass over the jobs of {@code shards} that creates instances but arms none: recovery of newly held shards runs
-     * it, then decides about every waiting instance at once (missed triggers of one downtime), and arms them itself.
+     * A pass over the jobs of {@code shards} that arms none of the instances it creates in those shards: recovery of
+     * newly held shards runs it, then decides about every waiting instance of them at once (missed triggers of one
+     * downtime), and arms them itself. Instances it creates in other shards (a job that spreads them) go to their
+     * owners as a loader pass's do.
      */
     public int createDue(Collection<Integer> shards) {
-        return shards.isEmpty() ? 0 : pass(shards, false);
+        return shards.isEmpty() ? 0 : pass(shards, Set.copyOf(shards));
     }
 
-    private int pass(Collection<Integer> shards, boolean arm) {
+    /** @param recovering shards whose new instances are left to their recovery, not armed */
+    private int pass(Collection<Integer> shards, Set<Integer> recovering) {
         Instant now = clock.instant();
         Instant windowEnd = now.plus(window);
         int createdThisPass = 0;
         DueJobCursor cursor = null;
         while (true) {
             List<Job> page = jobs.findDue(windowEnd, cursor, pageSize, shards);
-            createdThisPass += loadPage(page, now, windowEnd, arm);
+            createdThisPass += loadPage(page, now, windowEnd, recovering);
             if (page.size() < pageSize) {
                 break;
             }
@@ -119,7 +124,7 @@ public final class InstanceLoader {
      * {@link InstanceStore#createInstancesAndAdvanceJobs}); each job still advances by its own compare-and-set, so a
      * job another loader moved first is skipped exactly as in {@link #loadJob}.
      */
-    private int loadPage(List<Job> page, Instant now, Instant windowEnd, boolean arm) {
+    private int loadPage(List<Job> page, Instant now, Instant windowEnd, Set<Integer> recovering) {
         List<Planned> planned = new ArrayList<>(page.size());
         for (Job job : page) {
             Planned one = plan(job, now, windowEnd);
@@ -134,7 +139,7 @@ public final class InstanceLoader {
                 planned.stream().map(Planned::advance).toList());
         int createdHere = 0;
         for (int i = 0; i < results.size(); i++) {
-            createdHere += created(planned.get(i), results.get(i), arm);
+            createdHere += created(planned.get(i), results.get(i), recovering);
         }
         return createdHere;
     }
@@ -149,7 +154,7 @@ public final class InstanceLoader {
         if (planned == null) {
             return 0;
         }
-        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), true);
+        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), Set.of());
     }
 
     /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
@@ -178,10 +183,10 @@ public final class InstanceLoader {
             toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
-                toCreate), job, plan.droppedMissed());
+                toCreate, job.spreadsInstances()), job, plan.droppedMissed());
     }
 
-    private int created(Planned planned, AdvanceResult result, boolean arm) {
+    private int created(Planned planned, AdvanceResult result, Set<Integer> recovering) {
         long jobId = planned.advance().jobId();
         if (!result.advanced()) {
             log.debug("job {} was advanced concurrently; skipped", jobId);
@@ -192,9 +197,10 @@ public final class InstanceLoader {
             // The earliest missed trigger is the job's next trigger time this plan started from.
             listener.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
         }
-        if (arm) {
-            for (NewInstance instance : result.created()) {
-                dispatcher.arm(instance.id(), jobId, instance.expectedTriggerTime());
+        for (NewInstance instance : result.created()) {
+            int shard = planned.advance().shardOf(instance, ownership.shardCount());
+            if (!recovering.contains(shard)) {
+                arming.arm(instance.id(), jobId, shard, instance.expectedTriggerTime());
             }
         }
         return result.created().size();

@@ -60,14 +60,15 @@ public final class ShardOwner implements ShardListener {
     private final ShardRecovery recovery;
     private final ForeignClaimSettler settler;
     private final ClusterBus bus;
+    private final OwnerArming arming;
     private final PeriodicTaskScheduler loaderThread;
     private final Clock clock;
     private final Runnable onEvicted;
 
     public ShardOwner(ShardOwnership ownership, JobStore jobs, InstanceStore instances, JobCatalog catalog,
                       InstanceDispatcher dispatcher, InstanceLoader loader, ShardRecovery recovery,
-                      ForeignClaimSettler settler, ClusterBus bus, PeriodicTaskScheduler loaderThread, Clock clock,
-                      Runnable onEvicted) {
+                      ForeignClaimSettler settler, ClusterBus bus, OwnerArming arming,
+                      PeriodicTaskScheduler loaderThread, Clock clock, Runnable onEvicted) {
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
@@ -77,6 +78,7 @@ public final class ShardOwner implements ShardListener {
         this.recovery = Objects.requireNonNull(recovery, "recovery");
         this.settler = Objects.requireNonNull(settler, "settler");
         this.bus = Objects.requireNonNull(bus, "bus");
+        this.arming = Objects.requireNonNull(arming, "arming");
         this.loaderThread = Objects.requireNonNull(loaderThread, "loaderThread");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.onEvicted = Objects.requireNonNull(onEvicted, "onEvicted");
@@ -128,24 +130,42 @@ public final class ShardOwner implements ShardListener {
         if (held.isEmpty()) {
             return;
         }
-        Instant now = clock.instant();
+        int armed = armUnknown(held, clock.instant());
+        if (armed > 0) {
+            log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
+        }
+    }
+
+    /**
+     * Arms the waiting instances of {@code shards} due by {@code dueBy} (all of them if null) that this member does
+     * not know; returns how many it armed.
+     */
+    private int armUnknown(Collection<Integer> shards, Instant dueBy) {
         int armed = 0;
         long after = 0;
         while (true) {
-            List<Instance> page = instances.findWaiting(held, now, after, SWEEP_PAGE);
+            List<Instance> page = instances.findWaiting(shards, dueBy, after, SWEEP_PAGE);
             for (Instance instance : page) {
                 if (!dispatcher.isKnown(instance.id()) && stillWaiting(instance.id())
-                        && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.expectedTriggerTime())) {
+                        && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
+                        instance.expectedTriggerTime())) {
                     armed++;
                 }
             }
             if (page.size() < SWEEP_PAGE) {
-                break;
+                return armed;
             }
             after = page.get(page.size() - 1).id();
         }
-        if (armed > 0) {
-            log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
+    }
+
+    /** The waiting instances of a job that came to need one owner were moved to its shard: its owner arms them. */
+    private void armGathered(long jobId) {
+        int shard = ownership.shardOf(jobId);
+        if (ownership.holds(shard)) {
+            int armed = armUnknown(List.of(shard), null);
+            log.info("job {} now needs one owner; {} of its waiting instance(s) moved to shard {} and armed here",
+                    jobId, armed, shard);
         }
     }
 
@@ -162,12 +182,14 @@ public final class ShardOwner implements ShardListener {
     /** An event from another member. */
     public void onEvent(ClusterEvent event) {
         if (event instanceof ClusterEvent.Arm arm) {
-            if (ownership.holds(ownership.shardOf(arm.jobId()))) {
-                dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), Instant.ofEpochMilli(arm.triggerAtMs()));
+            if (ownership.holds(arm.shard())) {
+                dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), arm.shard(),
+                        Instant.ofEpochMilli(arm.triggerAtMs()));
             }
         } else if (event instanceof ClusterEvent.Rescheduled moved) {
-            if (ownership.holds(ownership.shardOf(moved.jobId()))) {
-                dispatcher.rearm(moved.instanceId(), moved.jobId(), Instant.ofEpochMilli(moved.triggerAtMs()));
+            if (ownership.holds(moved.shard())) {
+                dispatcher.rearm(moved.instanceId(), moved.jobId(), moved.shard(),
+                        Instant.ofEpochMilli(moved.triggerAtMs()));
             }
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             dispatcher.disarm(cancelled.instanceId());
@@ -176,6 +198,14 @@ public final class ShardOwner implements ShardListener {
             if (ownership.holds(ownership.shardOf(changed.jobId()))) {
                 onLoaderThread("load job", () -> jobs.get(changed.jobId()).ifPresent(loader::loadJob));
             }
+        } else if (event instanceof ClusterEvent.Gathered gathered) {
+            catalog.invalidate(gathered.jobId());
+            if (ownership.holds(ownership.shardOf(gathered.jobId()))) {
+                onLoaderThread("arm gathered", () -> {
+                    jobs.get(gathered.jobId()).ifPresent(loader::loadJob);
+                    armGathered(gathered.jobId());
+                });
+            }
         } else if (event instanceof ClusterEvent.Resync) {
             onLoaderThread("sweep", this::sweep);
         }
@@ -183,14 +213,9 @@ public final class ShardOwner implements ShardListener {
 
     // ---- changes made on this member (API threads) ----
 
-    /** An on-demand instance was stored: armed here if this member owns it, else its owner is prompted. */
+    /** An on-demand instance was stored: armed here if this member owns its shard, else its owner is prompted. */
     public void stored(Instance instance) {
-        if (ownership.holds(instance.shard())) {
-            dispatcher.arm(instance.id(), instance.jobId(), instance.expectedTriggerTime());
-        } else {
-            bus.publish(new ClusterEvent.Arm(instance.id(), instance.jobId(),
-                    instance.expectedTriggerTime().toEpochMilli()));
-        }
+        arming.arm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
     }
 
     /**
@@ -199,12 +224,7 @@ public final class ShardOwner implements ShardListener {
      * instance once it is overdue).
      */
     public void rescheduled(Instance instance) {
-        if (ownership.holds(instance.shard())) {
-            dispatcher.rearm(instance.id(), instance.jobId(), instance.expectedTriggerTime());
-        } else {
-            bus.publish(new ClusterEvent.Rescheduled(instance.id(), instance.jobId(),
-                    instance.expectedTriggerTime().toEpochMilli()));
-        }
+        arming.rearm(instance);
     }
 
     /** An instance was cancelled in the store: its timer goes, here and on whichever member armed it. */
@@ -228,11 +248,21 @@ public final class ShardOwner implements ShardListener {
         }
     }
 
-    /** A job was changed: loaded here if this member owns it; every other member forgets its copy. */
-    public void jobChanged(Job job) {
+    /**
+     * A job was changed: loaded here if this member owns it; every other member forgets its copy.
+     *
+     * @param gathered true if the change made the job need one owner and the store moved its waiting instances to
+     *                 its shard: the shard's owner (here, or prompted) arms them
+     */
+    public void jobChanged(Job job, boolean gathered) {
         catalog.invalidate(job.id());
         loader.loadJob(job); // does nothing unless this member holds the job's shard
-        bus.publish(new ClusterEvent.JobChanged(job.id()));
+        if (gathered) {
+            onLoaderThread("arm gathered", () -> armGathered(job.id()));
+            bus.publish(new ClusterEvent.Gathered(job.id()));
+        } else {
+            bus.publish(new ClusterEvent.JobChanged(job.id()));
+        }
     }
 
     /** A job was deleted and these of its waiting instances cancelled. */

@@ -15,10 +15,24 @@ import java.util.List;
  * @param expectedNextTrigger the next trigger time the caller read; null matches a job that has none
  * @param newNextTrigger      the next trigger time after these instances, or null if the job has no more
  * @param instances           instances for schedule slots; may be empty (only advance)
+ * @param spread              true if the job spreads its instances over the shards
+ *                            ({@link dev.tickwheel.server.job.Job#spreadsInstances()}), false to keep them on its own
  */
-public record JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger, List<NewInstance> instances) {
+public record JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
+                         List<NewInstance> instances, boolean spread) {
 
     public JobAdvance {
         instances = List.copyOf(instances);
+    }
+
+    /** An advance whose instances stay on the job's shard. */
+    public JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
+                      List<NewInstance> instances) {
+        this(jobId, expectedVersion, expectedNextTrigger, newNextTrigger, instances, false);
+    }
+
+    /** The shard of one of these instances among {@code shardCount}. */
+    public int shardOf(NewInstance instance, int shardCount) {
+        return Shards.ofInstance(instance.id(), jobId, spread, shardCount);
     }
 }

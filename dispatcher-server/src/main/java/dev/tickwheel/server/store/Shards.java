@@ -1,8 +1,10 @@
 package dev.tickwheel.server.store;
 
 /**
- * Which shard a job, and every instance of it, belongs to. A job's instances share its shard so that one owner loads
- * the job, holds its {@code maxConcurrent} slots and dispatches its instances.
+ * Which shard a job and each of its instances belong to. A job's shard decides who loads it (creates its scheduled
+ * instances). Its instances are spread over all the shards by their own ids, so that one hot job is dispatched by
+ * every member, unless the job needs one owner ({@link dev.tickwheel.server.job.Job#spreadsInstances()}): then they
+ * share the job's shard, so that one member holds its {@code maxConcurrent} slots or runs its fixed-delay chain.
  *
  * <p>Stateless.
  */
@@ -15,7 +17,14 @@ public final class Shards {
     }
 
     /**
-     * The shard of {@code jobId} among {@code shardCount}: the job id mixed (MurmurHash3's 64-bit finalizer, so the
+     * The shard of an instance: its own ({@link #of} of its id) if its job spreads its instances, else its job's.
+     */
+    public static int ofInstance(long instanceId, long jobId, boolean spread, int shardCount) {
+        return of(spread ? instanceId : jobId, shardCount);
+    }
+
+    /**
+     * The shard of {@code jobId} (or of any id) among {@code shardCount}: the job id mixed (MurmurHash3's 64-bit finalizer, so the
      * time and sequence bits of Snowflake IDs spread evenly), reduced modulo the count.
      */
     public static int of(long jobId, int shardCount) {

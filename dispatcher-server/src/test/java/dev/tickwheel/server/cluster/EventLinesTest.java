@@ -17,19 +17,22 @@ class EventLinesTest {
     @Test
     void encodeDecode_everyEventType_roundTrips() {
         List<ClusterEvent> events = List.of(
-                new ClusterEvent.Arm(7_301_234_567_890L, 7_300_000_000_001L, 1_790_000_000_000L),
-                new ClusterEvent.Arm(Long.MIN_VALUE, Long.MAX_VALUE, -1),
+                new ClusterEvent.Arm(7_301_234_567_890L, 7_300_000_000_001L, 17, 1_790_000_000_000L),
+                new ClusterEvent.Arm(Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, -1),
                 new ClusterEvent.Cancelled(1, 2),
-                new ClusterEvent.Rescheduled(3, 4, 1_790_000_000_123L),
-                new ClusterEvent.JobChanged(Long.MAX_VALUE));
+                new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L),
+                new ClusterEvent.JobChanged(Long.MAX_VALUE),
+                new ClusterEvent.Gathered(Long.MIN_VALUE));
         for (ClusterEvent event : events) {
             String line = EventLines.encode(-42, event);
             assertEquals(Optional.of(new EventLines.Line(-42, event)), EventLines.decode(line), line);
         }
-        assertEquals("8431773001 arm 5 6 7", EventLines.encode(8_431_773_001L, new ClusterEvent.Arm(5, 6, 7)));
+        assertEquals("8431773001 arm 5 6 8 7",
+                EventLines.encode(8_431_773_001L, new ClusterEvent.Arm(5, 6, 8, 7)));
         assertEquals("1 cancelled 5 6", EventLines.encode(1, new ClusterEvent.Cancelled(5, 6)));
         assertEquals("1 job 6", EventLines.encode(1, new ClusterEvent.JobChanged(6)));
-        assertEquals("1 moved 5 6 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 7)));
+        assertEquals("1 moved 5 6 8 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7)));
+        assertEquals("1 gathered 6", EventLines.encode(1, new ClusterEvent.Gathered(6)));
     }
 
     @Test
@@ -40,7 +43,8 @@ class EventLinesTest {
     @Test
     void decode_linesOfAnotherVersionOrGarbage_areEmpty() {
         for (String line : List.of("", "1", "1 job", "1 job x", "x job 1", "1 job 1 2", "1 arm 1 2", "1 resync",
-                "1 moved 3 4", "1 cancelled 1", "99999999999999999999 job 1")) {
+                "1 moved 3 4", "1 cancelled 1", "99999999999999999999 job 1", "1 arm 1 2 3",
+                "1 moved 1 2 99999999999 3", "1 gathered", "1 gathered 1 2")) {
             assertEquals(Optional.empty(), EventLines.decode(line), "'" + line + "'");
         }
     }
@@ -51,7 +55,8 @@ class EventLinesTest {
         List<ClusterEvent> events = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             events.add(switch (i % 3) {
-                case 0 -> new ClusterEvent.Arm(random.nextLong(), random.nextLong(), random.nextLong());
+                case 0 -> new ClusterEvent.Arm(random.nextLong(), random.nextLong(), random.nextInt(),
+                        random.nextLong());
                 case 1 -> new ClusterEvent.Cancelled(random.nextLong(), random.nextLong());
                 default -> new ClusterEvent.JobChanged(random.nextLong());
             });
@@ -67,10 +72,10 @@ class EventLinesTest {
             }
         }
         assertEquals(events, decoded);
-        // As few as fit: each payload but the last was cut only because the next line (at most 88 bytes with its
-        // newline) did not fit.
+        // As few as fit: each payload but the last was cut only because the next line (at most 100 bytes with its
+        // newline: four longs, an int, the type and separators) did not fit.
         for (String payload : payloads.subList(0, payloads.size() - 1)) {
-            assertTrue(payload.length() > EventLines.MAX_PAYLOAD_BYTES - 88, "a payload of " + payload.length());
+            assertTrue(payload.length() > EventLines.MAX_PAYLOAD_BYTES - 100, "a payload of " + payload.length());
         }
         assertEquals(List.of(), EventLines.payloads(1, List.of()));
         assertEquals(List.of("1 job 2"), EventLines.payloads(1, List.of(new ClusterEvent.JobChanged(2))));

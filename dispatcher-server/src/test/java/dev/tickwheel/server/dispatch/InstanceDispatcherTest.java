@@ -146,7 +146,7 @@ class InstanceDispatcherTest {
     private long fireNow(Job job) {
         Instance instance = stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(), NOW,
                 null))).get(0).instance();
-        dispatcher.arm(instance.id(), job.id(), NOW);
+        dispatcher.arm(instance.id(), job.id(), instance.shard(), NOW);
         return instance.id();
     }
 
@@ -197,10 +197,12 @@ class InstanceDispatcherTest {
         start(10_000, 10_000);
         Job job = webhookJob("dup.test", DeliveryPolicy.DEFAULT);
         List<Long> ids = new ArrayList<>();
+        Map<Long, Integer> shards = new java.util.concurrent.ConcurrentHashMap<>();
         for (int i = 0; i < 300; i++) {
-            ids.add(stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(), NOW, null)))
-                    .get(0).instance()
-                    .id());
+            Instance stored = stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(),
+                    NOW, null))).get(0).instance();
+            ids.add(stored.id());
+            shards.put(stored.id(), stored.shard());
         }
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         List<Thread> armers = new ArrayList<>();
@@ -215,9 +217,9 @@ class InstanceDispatcherTest {
                 for (int round = 0; round < 20; round++) {
                     for (long id : ids) {
                         if (ifUnknown) {
-                            dispatcher.armIfUnknown(id, job.id(), NOW);
+                            dispatcher.armIfUnknown(id, job.id(), shards.get(id), NOW);
                         } else {
-                            dispatcher.arm(id, job.id(), NOW);
+                            dispatcher.arm(id, job.id(), shards.get(id), NOW);
                         }
                     }
                 }

@@ -13,7 +13,6 @@ import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
-import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.StoreException;
@@ -43,7 +42,7 @@ class InstanceLoaderFailureTest {
                     return List.of();
                 });
         Clock clock = Clock.systemUTC();
-        InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(InstanceDispatcher.class),
+        InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(OwnerArming.class),
                 holdingShardZero(), new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
                 new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE);
         List<Throwable> reported = new CopyOnWriteArrayList<>();

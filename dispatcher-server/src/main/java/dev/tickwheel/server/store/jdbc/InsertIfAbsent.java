@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * Inserts waiting instances unless a row with the same unique key exists, and says which it inserted: one multi-row
@@ -23,7 +24,6 @@ import java.util.Set;
 final class InsertIfAbsent {
 
     private final SqlDialect dialect;
-    private final int shardCount;
     private final List<String> keyColumns;
     private final String keyPredicate;
     private final boolean scheduled;
@@ -36,10 +36,9 @@ final class InsertIfAbsent {
      * @param scheduled     true for instances that fill a schedule slot, false for on-demand runs
      * @param rowsPerInsert rows per multi-row statement: 14 parameters a row, under PostgreSQL's 65 535
      */
-    InsertIfAbsent(SqlDialect dialect, int shardCount, List<String> keyColumns, String keyPredicate,
-                   boolean scheduled, int rowsPerInsert) {
+    InsertIfAbsent(SqlDialect dialect, List<String> keyColumns, String keyPredicate, boolean scheduled,
+                   int rowsPerInsert) {
         this.dialect = dialect;
-        this.shardCount = shardCount;
         this.keyColumns = List.copyOf(keyColumns);
         this.keyPredicate = keyPredicate;
         this.scheduled = scheduled;
@@ -47,28 +46,31 @@ final class InsertIfAbsent {
         this.singleRow = dialect.insertIfAbsent("tw_instance", InstanceSql.INSERT_COLUMNS, keyColumns, keyPredicate);
     }
 
-    /** Inserts what is absent, in the order given; returns the ids it inserted. */
-    Set<Long> insert(Connection connection, List<NewInstance> instances, long nowMs) throws SQLException {
+    /** Inserts what is absent, in the order given, each in the shard {@code shards} names; returns the ids inserted. */
+    Set<Long> insert(Connection connection, List<NewInstance> instances, long nowMs, ToIntFunction<NewInstance> shards)
+            throws SQLException {
         Set<Long> inserted = new HashSet<>();
         for (int from = 0; from < instances.size(); from += rowsPerInsert) {
             List<NewInstance> chunk = instances.subList(from, Math.min(instances.size(), from + rowsPerInsert));
             Optional<String> multiRow = dialect.insertIfAbsentReturningIds("tw_instance", InstanceSql.INSERT_COLUMNS,
                     keyColumns, keyPredicate, chunk.size());
             if (multiRow.isPresent()) {
-                insertMultiRow(connection, multiRow.get(), chunk, nowMs, inserted);
+                insertMultiRow(connection, multiRow.get(), chunk, nowMs, shards, inserted);
             } else {
-                insertBatched(connection, chunk, nowMs, inserted);
+                insertBatched(connection, chunk, nowMs, shards, inserted);
             }
         }
         return inserted;
     }
 
     private void insertMultiRow(Connection connection, String statement, List<NewInstance> chunk, long nowMs,
-                                Set<Long> inserted) throws SQLException {
+                                ToIntFunction<NewInstance> shards, Set<Long> inserted) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(statement)) {
             int columns = InstanceSql.INSERT_COLUMNS.size();
             for (int row = 0; row < chunk.size(); row++) {
-                InstanceRowMapper.bindInsert(ps, row * columns, chunk.get(row), scheduled, nowMs, shardCount);
+                NewInstance instance = chunk.get(row);
+                InstanceRowMapper.bindInsert(ps, row * columns, instance, scheduled, nowMs,
+                        shards.applyAsInt(instance));
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -78,11 +80,11 @@ final class InsertIfAbsent {
         }
     }
 
-    private void insertBatched(Connection connection, List<NewInstance> chunk, long nowMs, Set<Long> inserted)
-            throws SQLException {
+    private void insertBatched(Connection connection, List<NewInstance> chunk, long nowMs,
+                               ToIntFunction<NewInstance> shards, Set<Long> inserted) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(singleRow)) {
             for (NewInstance instance : chunk) {
-                InstanceRowMapper.bindInsert(ps, instance, scheduled, nowMs, shardCount);
+                InstanceRowMapper.bindInsert(ps, instance, scheduled, nowMs, shards.applyAsInt(instance));
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();

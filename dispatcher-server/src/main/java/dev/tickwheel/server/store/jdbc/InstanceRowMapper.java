@@ -10,8 +10,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /**
- * Maps a new instance to the parameters of an insert over {@link InstanceSql#INSERT_COLUMNS} (its shard computed
- * from its job id, {@link Shards#of}) and a row of {@link InstanceSql#COLUMNS} back to an instance.
+ * Maps a new instance to the parameters of an insert over {@link InstanceSql#INSERT_COLUMNS} (with the shard its
+ * writer placed it in, {@link Shards#ofInstance}) and a row of {@link InstanceSql#COLUMNS} back to an instance.
  *
  * <p>Stateless; thread-safe.
  */
@@ -26,9 +26,9 @@ final class InstanceRowMapper {
      * @param scheduled true for an instance that fills a schedule slot (its expected trigger time), false for an
      *                  on-demand run, which fills none
      */
-    static void bindInsert(PreparedStatement ps, NewInstance instance, boolean scheduled, long nowMs, int shardCount)
+    static void bindInsert(PreparedStatement ps, NewInstance instance, boolean scheduled, long nowMs, int shard)
             throws SQLException {
-        bindInsert(ps, 0, instance, scheduled, nowMs, shardCount);
+        bindInsert(ps, 0, instance, scheduled, nowMs, shard);
     }
 
     /**
@@ -36,7 +36,7 @@ final class InstanceRowMapper {
      * to {@code offset + 14}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
-                           int shardCount) throws SQLException {
+                           int shard) throws SQLException {
         long triggerMs = instance.expectedTriggerTime().toEpochMilli();
         ps.setLong(offset + 1, instance.id());
         ps.setLong(offset + 2, instance.jobId());
@@ -50,16 +50,16 @@ final class InstanceRowMapper {
         JdbcValues.setLong(ps, offset + 10, null);
         ps.setLong(offset + 11, nowMs);
         ps.setLong(offset + 12, nowMs);
-        ps.setInt(offset + 13, Shards.of(instance.jobId(), shardCount));
+        ps.setInt(offset + 13, shard);
         JdbcValues.setString(ps, offset + 14, instance.key());
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
-    static Instance inserted(NewInstance instance, boolean scheduled, long nowMs, int shardCount) {
+    static Instance inserted(NewInstance instance, boolean scheduled, long nowMs, int shard) {
         Instant trigger = Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli());
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? trigger : null,
-                trigger, null, 0, null, instance.params(), null, now, now, Shards.of(instance.jobId(), shardCount),
+                trigger, null, 0, null, instance.params(), null, now, now, shard,
                 -1, 0, instance.key());
     }
 

@@ -95,6 +95,13 @@ final class InstanceSql {
             + " AND enabled = TRUE AND next_trigger_time_ms IS NULL AND schedule_type = 'FIXED_DELAY' FOR UPDATE";
 
     /**
+     * Parameters: the job's shard, job id, WAITING, the job's shard again. Moves a job's waiting instances to its own
+     * shard (a job that came to need one owner). Served by the (job_id, id) index.
+     */
+    static final String GATHER_WAITING_OF_JOB = "UPDATE tw_instance SET shard = ? WHERE job_id = ? AND status = ?"
+            + " AND shard <> ?";
+
+    /**
      * Parameters: job id. A scheduled instance of the job that is still waiting or dispatching: a fixed-delay chain
      * already goes on from it. Served by the (job_id, id) index.
      */

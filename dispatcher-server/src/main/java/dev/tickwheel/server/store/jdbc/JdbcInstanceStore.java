@@ -16,6 +16,7 @@ import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.server.store.PurgeBatch;
 import dev.tickwheel.server.store.PurgeScope;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,6 +34,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.ToIntFunction;
 
 /**
  * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
@@ -71,7 +73,7 @@ final class JdbcInstanceStore implements InstanceStore {
         this.transitions = new InstanceTransitions(runner, clock, fence);
         this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock, fence);
         this.pageCreation = new PageInstanceCreation(dialect, shardCount);
-        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, null, true,
+        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, null, true,
                 PageInstanceCreation.ROWS_PER_INSERT);
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
         this.historyReads = new InstanceHistoryReads(runner, dialect);
@@ -92,7 +94,7 @@ final class JdbcInstanceStore implements InstanceStore {
                 if (!advanceJob(connection, advance)) {
                     return AdvanceResult.LOST;
                 }
-                return insertSlotsIfAbsent(connection, instances, nowMs);
+                return insertSlotsIfAbsent(connection, instances, nowMs, i -> advance.shardOf(i, shardCount));
             });
         } catch (StoreException e) {
             throw duplicateIds.translate(e, ids);
@@ -124,7 +126,9 @@ final class JdbcInstanceStore implements InstanceStore {
                         }
                     }
                 }
-                return insertSlotsIfAbsent(connection, List.of(next), nowMs).created().size() == 1;
+                // A fixed-delay job needs one owner: its follow-up stays on the job's shard.
+                return insertSlotsIfAbsent(connection, List.of(next), nowMs,
+                        i -> Shards.of(i.jobId(), shardCount)).created().size() == 1;
             });
         } catch (StoreException e) {
             throw duplicateIds.translate(e, List.of(next.id()));
@@ -180,12 +184,12 @@ final class JdbcInstanceStore implements InstanceStore {
         }
     }
 
-    private AdvanceResult insertSlotsIfAbsent(Connection connection, List<NewInstance> instances, long nowMs)
-            throws SQLException {
+    private AdvanceResult insertSlotsIfAbsent(Connection connection, List<NewInstance> instances, long nowMs,
+                                              ToIntFunction<NewInstance> shards) throws SQLException {
         if (instances.isEmpty()) {
             return new AdvanceResult(true, List.of(), List.of());
         }
-        Set<Long> inserted = slots.insert(connection, instances, nowMs);
+        Set<Long> inserted = slots.insert(connection, instances, nowMs, shards);
         List<NewInstance> created = new ArrayList<>();
         List<NewInstance> skipped = new ArrayList<>();
         for (NewInstance instance : instances) {

@@ -6,11 +6,13 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.time.ScheduleSpec;
+import dev.tickwheel.time.ScheduleType;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -86,15 +88,54 @@ final class JdbcJobStore implements JobStore {
         Objects.requireNonNull(job, "job");
         long nowMs = clock.millis();
         return runner.inTransaction("update job " + job.id(), connection -> {
+            Boolean spreadBefore = lockPlacement(connection, job);
+            if (spreadBefore == null) {
+                return Optional.empty();
+            }
             try (PreparedStatement ps = connection.prepareStatement(JobSql.UPDATE_IF_VERSION)) {
                 JobRowMapper.bindUpdate(ps, job, nowMs);
                 if (ps.executeUpdate() == 0) {
                     return Optional.empty();
                 }
             }
+            if (spreadBefore && !job.spreadsInstances()) {
+                gatherWaiting(connection, job.id());
+            }
             // Read back in the same transaction: the caller gets exactly what is stored (createdAt included).
             return selectById(connection, job.id());
         });
+    }
+
+    /**
+     * Locks the job row at the caller's version; whether the job spread its instances, or null if the job is gone or
+     * at another version. The lock comes first so that a run being written for the job meanwhile (which takes a
+     * shared lock on the row, {@link SqlDialect#lockAgainstChange()}) has committed before {@link #gatherWaiting}
+     * reads, and one that starts later waits and then sees the updated job.
+     */
+    private static Boolean lockPlacement(Connection connection, Job job) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(JobSql.LOCK_PLACEMENT_IF_VERSION)) {
+            ps.setLong(1, job.id());
+            ps.setLong(2, job.version());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Job.spreadsInstances(rs.getInt(1), ScheduleType.valueOf(rs.getString(2))) : null;
+            }
+        }
+    }
+
+    /**
+     * The job now needs one owner: its waiting instances, spread over the shards until now, move to its shard, where
+     * its owner arms them ({@code ShardOwner.jobChanged}). A timer another member armed for one of them loses its
+     * claim, which is fenced on the row's shard; calls already in flight on other members end there.
+     */
+    private void gatherWaiting(Connection connection, long jobId) throws SQLException {
+        int shard = Shards.of(jobId, shardCount);
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.GATHER_WAITING_OF_JOB)) {
+            ps.setInt(1, shard);
+            ps.setLong(2, jobId);
+            ps.setString(3, InstanceStatus.WAITING.name());
+            ps.setInt(4, shard);
+            ps.executeUpdate();
+        }
     }
 
     @Override

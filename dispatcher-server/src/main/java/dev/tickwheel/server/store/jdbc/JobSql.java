@@ -43,6 +43,10 @@ final class JobSql {
     /** Parameters: id. Locks the row so that instance creation for the job waits for the delete. */
     static final String LOCK_BY_ID = "SELECT id FROM tw_job WHERE id = ? FOR UPDATE";
 
+    /** Parameters: id, version. Locks the job at that version and reads what decides where its instances go. */
+    static final String LOCK_PLACEMENT_IF_VERSION = "SELECT max_concurrent, schedule_type FROM tw_job"
+            + " WHERE id = ? AND version = ? FOR UPDATE";
+
     /** Parameters: id. */
     static final String DELETE_BY_ID = "DELETE FROM tw_job WHERE id = ?";
 

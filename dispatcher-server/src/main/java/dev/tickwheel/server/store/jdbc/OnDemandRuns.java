@@ -3,7 +3,10 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.instance.RunWrite;
+import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
+import dev.tickwheel.time.ScheduleType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +25,11 @@ import java.util.TreeSet;
 /**
  * Writes on-demand runs, many in one transaction, and finds runs by their caller's key.
  *
- * <p>A write of N runs is one transaction of three steps: the runs' jobs are locked against deletion
- * ({@link SqlDialect#lockAgainstDelete()}, ascending ids), so a run never outlives a job deleted meanwhile; every run
+ * <p>A write of N runs is one transaction of three steps: the runs' jobs are locked against deletion and change
+ * ({@link SqlDialect#lockAgainstChange()}, ascending ids), so a run never outlives a job deleted meanwhile, and each
+ * run is placed by its job's settings as committed ({@link dev.tickwheel.server.job.Job#spreadsInstances()}: its own
+ * shard, or its job's; a job update that makes the job need one owner moves the waiting instances it finds, which
+ * then include these, see {@code JdbcJobStore#update}); every run
  * whose job exists is inserted with one insert-if-absent on the run-key index ({@link RunKeyColumn}), many rows a
  * statement where the database can say which rows it inserted, in (job, key) order so that overlapping writes cannot
  * deadlock; the keyed runs that were not inserted read the
@@ -57,9 +62,10 @@ final class OnDemandRuns {
     OnDemandRuns(TransactionRunner runner, SqlDialect dialect, int shardCount) {
         this.runner = runner;
         this.shardCount = shardCount;
-        this.lockJobs = "SELECT id FROM tw_job WHERE id = ANY(?) ORDER BY id" + dialect.lockAgainstDelete();
-        this.keyed = new InsertIfAbsent(dialect, shardCount, InstanceSql.RUN_KEY, InstanceSql.RUN_KEY_PREDICATE,
-                false, ROWS_PER_INSERT);
+        this.lockJobs = "SELECT id, max_concurrent, schedule_type FROM tw_job WHERE id = ANY(?) ORDER BY id"
+                + dialect.lockAgainstChange();
+        this.keyed = new InsertIfAbsent(dialect, InstanceSql.RUN_KEY, InstanceSql.RUN_KEY_PREDICATE, false,
+                ROWS_PER_INSERT);
     }
 
     /** One result per run, in order (see {@link dev.tickwheel.server.store.InstanceStore#insertRuns}). */
@@ -88,13 +94,13 @@ final class OnDemandRuns {
     }
 
     private List<RunWrite> insert(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
-        Set<Long> jobs = lockJobs(connection, runs);
+        Map<Long, Boolean> jobs = lockJobs(connection, runs);
         // The first run of each (job, key) is written; a later one in the same call names the same instance.
         Map<JobKey, Integer> firstOfKey = new HashMap<>();
         List<NewInstance> toInsert = new ArrayList<>(runs.size());
         for (int i = 0; i < runs.size(); i++) {
             NewInstance run = runs.get(i);
-            if (jobs.contains(run.jobId())
+            if (jobs.containsKey(run.jobId())
                     && (run.key() == null || firstOfKey.putIfAbsent(new JobKey(run.jobId(), run.key()), i) == null)) {
                 toInsert.add(run);
             }
@@ -103,18 +109,18 @@ final class OnDemandRuns {
         // order, so on PostgreSQL (where runs of one job do not lock each other out) one waits for the other instead
         // of both deadlocking. The answers keep the caller's order.
         toInsert.sort(INSERT_ORDER);
-        Set<Long> inserted = keyed.insert(connection, toInsert, nowMs);
+        Set<Long> inserted = keyed.insert(connection, toInsert, nowMs, run -> shardOf(run, jobs));
         Map<JobKey, Instance> existing = readExisting(connection, toInsert, inserted);
         List<RunWrite> results = new ArrayList<>(runs.size());
         Map<JobKey, Instance> createdByKey = new HashMap<>();
         for (NewInstance run : runs) {
-            if (!jobs.contains(run.jobId())) {
+            if (!jobs.containsKey(run.jobId())) {
                 results.add(new RunWrite(RunWrite.Outcome.NO_JOB, null));
                 continue;
             }
             JobKey key = run.key() == null ? null : new JobKey(run.jobId(), run.key());
             if (inserted.contains(run.id())) {
-                Instance instance = InstanceRowMapper.inserted(run, false, nowMs, shardCount);
+                Instance instance = InstanceRowMapper.inserted(run, false, nowMs, shardOf(run, jobs));
                 if (key != null) {
                     createdByKey.put(key, instance);
                 }
@@ -133,15 +139,21 @@ final class OnDemandRuns {
         return results;
     }
 
-    private Set<Long> lockJobs(Connection connection, List<NewInstance> runs) throws SQLException {
+    private int shardOf(NewInstance run, Map<Long, Boolean> spreadByJob) {
+        return Shards.ofInstance(run.id(), run.jobId(), spreadByJob.get(run.jobId()), shardCount);
+    }
+
+    /** Locks the runs' jobs that exist; for each, whether it spreads its instances. */
+    private Map<Long, Boolean> lockJobs(Connection connection, List<NewInstance> runs) throws SQLException {
         Set<Long> wanted = new TreeSet<>();
         runs.forEach(run -> wanted.add(run.jobId()));
-        Set<Long> found = new HashSet<>();
+        Map<Long, Boolean> found = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(lockJobs)) {
             ps.setArray(1, connection.createArrayOf("bigint", wanted.toArray(new Long[0])));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    found.add(rs.getLong(1));
+                    found.put(rs.getLong(1), Job.spreadsInstances(rs.getInt(2),
+                            ScheduleType.valueOf(rs.getString(3))));
                 }
             }
         }

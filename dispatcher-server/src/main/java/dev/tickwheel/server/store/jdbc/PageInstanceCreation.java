@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +35,11 @@ final class PageInstanceCreation {
 
     private final InsertIfAbsent slots;
 
+    private final int shardCount;
+
     PageInstanceCreation(SqlDialect dialect, int shardCount) {
-        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, null, true, ROWS_PER_INSERT);
+        this.shardCount = shardCount;
+        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, null, true, ROWS_PER_INSERT);
     }
 
     List<AdvanceResult> run(Connection connection, List<JobAdvance> advances, long nowMs) throws SQLException {
@@ -59,12 +63,15 @@ final class PageInstanceCreation {
             }
         }
         List<NewInstance> toInsert = new ArrayList<>();
+        Map<Long, JobAdvance> byJob = new HashMap<>();
         for (JobAdvance a : advances) {
             if (advanced.get(a)) {
                 toInsert.addAll(a.instances());
+                byJob.put(a.jobId(), a);
             }
         }
-        Set<Long> inserted = slots.insert(connection, toInsert, nowMs);
+        Set<Long> inserted = slots.insert(connection, toInsert, nowMs,
+                instance -> byJob.get(instance.jobId()).shardOf(instance, shardCount));
         List<AdvanceResult> results = new ArrayList<>(advances.size());
         for (JobAdvance a : advances) {
             if (!advanced.get(a)) {

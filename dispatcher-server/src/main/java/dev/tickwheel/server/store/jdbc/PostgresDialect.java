@@ -63,8 +63,8 @@ final class PostgresDialect implements SqlDialect {
 
     /** {@code FOR KEY SHARE}: blocks only a delete of the row (or a change of its key), not other readers. */
     @Override
-    public String lockAgainstDelete() {
-        return " FOR KEY SHARE";
+    public String lockAgainstChange() {
+        return " FOR SHARE";
     }
 
     private static String conflictTarget(List<String> keyColumns, String keyPredicate) {

@@ -40,12 +40,12 @@ public interface SqlDialect {
     }
 
     /**
-     * The suffix of a {@code SELECT} that locks the rows it reads against their deletion for the rest of the
-     * transaction, as lightly as the database allows: PostgreSQL's {@code FOR KEY SHARE} lets any number of such
-     * transactions (and updates of non-key columns) proceed together and blocks only a {@code DELETE}; elsewhere
-     * {@code FOR UPDATE}.
+     * The suffix of a {@code SELECT} that locks the rows it reads against their deletion and update for the rest of
+     * the transaction, as lightly as the database allows: PostgreSQL's {@code FOR SHARE} lets any number of such
+     * transactions proceed together and blocks a {@code DELETE} or {@code UPDATE} until they end (and an update in
+     * progress blocks it, after which it reads the updated row); elsewhere {@code FOR UPDATE}.
      */
-    default String lockAgainstDelete() {
+    default String lockAgainstChange() {
         return " FOR UPDATE";
     }
 

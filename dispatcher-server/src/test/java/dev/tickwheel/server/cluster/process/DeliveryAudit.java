@@ -236,12 +236,15 @@ final class DeliveryAudit {
         return problems;
     }
 
-    /** Instances whose {@code shard} is not {@link Shards#of} their job. */
+    /**
+     * Instances whose {@code shard} is not their own ({@link Shards#ofInstance}: the audited jobs spread their
+     * instances).
+     */
     List<String> shardMismatches() {
         return sorted(stored.values()).stream()
-                .filter(s -> s.shard() != Shards.of(s.jobId(), Shards.DEFAULT_COUNT))
+                .filter(s -> s.shard() != Shards.ofInstance(s.id(), s.jobId(), true, Shards.DEFAULT_COUNT))
                 .map(s -> s.id() + " of job " + s.jobId() + " shows shard " + s.shard() + ", expected "
-                        + Shards.of(s.jobId(), Shards.DEFAULT_COUNT))
+                        + Shards.ofInstance(s.id(), s.jobId(), true, Shards.DEFAULT_COUNT))
                 .toList();
     }
 

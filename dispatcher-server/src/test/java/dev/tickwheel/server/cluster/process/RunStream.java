@@ -150,7 +150,8 @@ final class RunStream implements AutoCloseable {
                 failures.add("run " + index + " via " + sent.get().member() + ": " + reply);
                 return;
             }
-            Run run = new Run(Long.parseLong(reply.json().get("instanceId").asText()), job.id(), job.shard(),
+            long instanceId = Long.parseLong(reply.json().get("instanceId").asText());
+            Run run = new Run(instanceId, job.id(), job.shardOf(instanceId),
                     sent.get().member().name(), sent.get().member().nodeId(), delayMs[index], sentAtMillis,
                     Instant.parse(reply.json().get("expectedTriggerTime").asText()).toEpochMilli());
             runs.add(run);

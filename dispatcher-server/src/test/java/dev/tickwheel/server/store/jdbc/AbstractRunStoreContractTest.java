@@ -23,9 +23,11 @@ import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.DuplicateIdException;
 import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.PurgeBatch;
 import dev.tickwheel.server.store.PurgeScope;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleSpec;
 import java.sql.Connection;
@@ -1076,6 +1078,153 @@ abstract class AbstractRunStoreContractTest {
         }
         System.out.printf("%s: reschedule vs old claim on %d instances: %d rescheduled, %d claimed at the old time%n",
                 getClass().getSimpleName(), perRound * rounds, rescheduledTotal, perRound * rounds - rescheduledTotal);
+    }
+
+    // ---------------------------------------------------------------- where instances are placed
+
+    private Job insertJob(ScheduleSpec schedule, int maxConcurrent) {
+        return jobs.insert(new NewJob(nextId(), "placed", schedule, Target.handler("noop"), null, true,
+                MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE,
+                new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, maxConcurrent,
+                        DeliveryPolicy.OverLimit.WAIT), JobOperations.DEFAULT, null));
+    }
+
+    private List<Instance> writeRuns(Job job, int count) {
+        List<NewInstance> runs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            runs.add(run(job.id(), i % 2 == 0 ? null : "k-" + nextId(), START, null));
+        }
+        return instances.insertRuns(runs).stream().map(RunWrite::instance).toList();
+    }
+
+    @Test
+    void insertRuns_jobWithoutLimit_runsSpreadOverShards_jobWithLimitOrFixedDelay_runsOnTheJobsShard() {
+        Job spread = insertJob(ScheduleSpec.api(), 0);
+        Job limited = insertJob(ScheduleSpec.api(), 5);
+        Job fixedDelay = insertJob(ScheduleSpec.fixedDelay(60_000), 0);
+
+        List<Instance> spreadRuns = writeRuns(spread, 400);
+        Set<Integer> shardsUsed = new HashSet<>();
+        for (Instance run : spreadRuns) {
+            assertEquals(Shards.of(run.id(), Shards.DEFAULT_COUNT), run.shard(), "answer of " + run.id());
+            assertEquals(run.shard(), stored(run.id()).shard(), "row of " + run.id());
+            shardsUsed.add(run.shard());
+        }
+        // 400 runs over 256 shards: about 200 distinct shards; all on one would mean no spreading.
+        assertTrue(shardsUsed.size() > 150, "shards used by 400 runs of one job: " + shardsUsed.size());
+        for (Job job : List.of(limited, fixedDelay)) {
+            for (Instance run : writeRuns(job, 50)) {
+                assertEquals(Shards.of(job.id(), Shards.DEFAULT_COUNT), run.shard(), "answer of " + run.id());
+                assertEquals(run.shard(), stored(run.id()).shard(), "row of " + run.id());
+            }
+        }
+    }
+
+    @Test
+    void createInstancesAndAdvanceJob_spreadAdvance_eachOnItsOwnShard_otherwiseOnTheJobsShard() {
+        Job job = insertJob(ScheduleSpec.fixedRate(1_000, START), 0);
+        List<NewInstance> first = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            first.add(new NewInstance(nextId(), job.id(), START.plusSeconds(i), null));
+        }
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), job.version(),
+                job.nextTriggerTime(), START.plusSeconds(20), first, true)).advanced());
+        for (NewInstance created : first) {
+            assertEquals(Shards.of(created.id(), Shards.DEFAULT_COUNT), stored(created.id()).shard());
+        }
+        NewInstance second = new NewInstance(nextId(), job.id(), START.plusSeconds(20), null);
+        assertTrue(instances.createInstancesAndAdvanceJobs(List.of(new JobAdvance(job.id(), job.version(),
+                START.plusSeconds(20), START.plusSeconds(21), List.of(second), false))).get(0).advanced());
+        assertEquals(Shards.of(job.id(), Shards.DEFAULT_COUNT), stored(second.id()).shard());
+    }
+
+    @Test
+    void update_jobComesToNeedOneOwner_itsWaitingInstancesMoveToItsShard_claimedAndFinishedStay() {
+        Job job = insertJob(ScheduleSpec.api(), 0);
+        int jobShard = Shards.of(job.id(), Shards.DEFAULT_COUNT);
+        List<Instance> waiting = writeRuns(job, 100);
+        Instance dispatching = instanceIn(job, InstanceStatus.DISPATCHING);
+        Instance succeeded = instanceIn(job, InstanceStatus.SUCCEEDED);
+        Job other = insertJob(ScheduleSpec.api(), 0);
+        List<Instance> othersRuns = writeRuns(other, 20);
+
+        Job limited = jobs.update(job.withDelivery(new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 5,
+                DeliveryPolicy.OverLimit.WAIT))).orElseThrow();
+
+        assertFalse(limited.spreadsInstances());
+        for (Instance run : waiting) {
+            assertEquals(jobShard, stored(run.id()).shard(), "waiting " + run.id() + " moved to the job's shard");
+        }
+        assertEquals(dispatching.shard(), stored(dispatching.id()).shard(), "a claimed instance stays");
+        assertEquals(succeeded.shard(), stored(succeeded.id()).shard(), "a finished instance stays");
+        for (Instance run : othersRuns) {
+            assertEquals(run.shard(), stored(run.id()).shard(), "another job's instance " + run.id() + " stays");
+        }
+        // And back: the limit removed, new runs spread again; the gathered ones stay where they are.
+        Job unlimited = jobs.update(limited.withDelivery(DeliveryPolicy.DEFAULT)).orElseThrow();
+        assertTrue(unlimited.spreadsInstances());
+        Instance later = writeRuns(unlimited, 1).get(0);
+        assertEquals(Shards.of(later.id(), Shards.DEFAULT_COUNT), later.shard());
+        assertEquals(jobShard, stored(waiting.get(0).id()).shard());
+        // An update at a stale version changes nothing, and moves nothing.
+        assertEquals(Optional.empty(), jobs.update(job.withDelivery(new DeliveryPolicy(
+                DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 5, DeliveryPolicy.OverLimit.WAIT))));
+        assertEquals(Shards.of(later.id(), Shards.DEFAULT_COUNT), stored(later.id()).shard());
+    }
+
+    /**
+     * Runs written while an update gives their job a {@code maxConcurrent}: afterwards every waiting instance of the
+     * job is on its shard, whichever committed first. Why it holds: a run write locks its job row shared
+     * ({@link SqlDialect#lockAgainstChange()}) and places its runs by the job as it reads it under that lock; the
+     * update locks the row exclusively first, then moves the waiting instances. If the update's lock comes first, the
+     * run write waits for its commit and then reads the limited job (its runs go to the job's shard); if a run
+     * write's lock comes first, the update waits for that write's commit, and its move, a later statement, sees the
+     * runs. Many threads and rounds.
+     */
+    @Test
+    void insertRunsRacingAnUpdateThatLimitsTheJob_noWaitingInstanceIsLeftOffTheJobsShard() throws Exception {
+        int rounds = 15;
+        int writers = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                Job job = insertJob(ScheduleSpec.api(), 0);
+                int jobShard = Shards.of(job.id(), Shards.DEFAULT_COUNT);
+                CyclicBarrier start = new CyclicBarrier(writers + 1);
+                List<Future<List<Instance>>> written = new ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    written.add(pool.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        List<Instance> mine = new ArrayList<>();
+                        for (int batch = 0; batch < 10; batch++) {
+                            mine.addAll(writeRuns(job, 3));
+                        }
+                        return mine;
+                    }));
+                }
+                int delayRuns = round;
+                Future<?> update = pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int i = 0; i < delayRuns; i++) {
+                        writeRuns(insertJob(ScheduleSpec.api(), 0), 1); // lets the writers get ahead by a varying amount
+                    }
+                    return jobs.update(job.withDelivery(new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0,
+                            5, DeliveryPolicy.OverLimit.WAIT))).orElseThrow();
+                });
+                update.get(60, TimeUnit.SECONDS);
+                int total = 0;
+                for (Future<List<Instance>> w : written) {
+                    for (Instance run : w.get(60, TimeUnit.SECONDS)) {
+                        total++;
+                        assertEquals(jobShard, stored(run.id()).shard(), "round " + round + ": run " + run.id()
+                                + " (answered shard " + run.shard() + ") is not on the limited job's shard");
+                    }
+                }
+                assertEquals(writers * 10 * 3, total, "round " + round);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** The stored instances of {@code jobId} that {@code keys} name, one {@link InstanceStore#findByKey} each. */

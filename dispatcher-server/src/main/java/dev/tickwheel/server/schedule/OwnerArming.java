@@ -1,0 +1,49 @@
+package dev.tickwheel.server.schedule;
+
+import dev.tickwheel.server.cluster.ClusterBus;
+import dev.tickwheel.server.cluster.ClusterEvent;
+import dev.tickwheel.server.cluster.ShardOwnership;
+import dev.tickwheel.server.dispatch.InstanceDispatcher;
+import dev.tickwheel.server.instance.Instance;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Puts a stored instance on the timer of the member that owns its shard: this member's wheel if it holds the shard,
+ * else the owner is prompted over the {@link ClusterBus}. Since a job's instances may be spread over every shard
+ * ({@link dev.tickwheel.server.store.Shards#ofInstance}), whoever creates or moves one (an API call, a loader pass)
+ * sends it this way. A prompt is a hint: a lost one leaves the instance to its owner's sweep.
+ *
+ * <p>Thread-safe.
+ */
+public final class OwnerArming {
+
+    private final ShardOwnership ownership;
+    private final InstanceDispatcher dispatcher;
+    private final ClusterBus bus;
+
+    public OwnerArming(ShardOwnership ownership, InstanceDispatcher dispatcher, ClusterBus bus) {
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.bus = Objects.requireNonNull(bus, "bus");
+    }
+
+    /** Arms a new instance of {@code shard} for {@code triggerTime}, here or on its owner. */
+    public void arm(long instanceId, long jobId, int shard, Instant triggerTime) {
+        if (ownership.holds(shard)) {
+            dispatcher.arm(instanceId, jobId, shard, triggerTime);
+        } else {
+            bus.publish(new ClusterEvent.Arm(instanceId, jobId, shard, triggerTime.toEpochMilli()));
+        }
+    }
+
+    /** Replaces the timer of an instance the store has just moved to another due time, here or on its owner. */
+    public void rearm(Instance instance) {
+        if (ownership.holds(instance.shard())) {
+            dispatcher.rearm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
+        } else {
+            bus.publish(new ClusterEvent.Rescheduled(instance.id(), instance.jobId(), instance.shard(),
+                    instance.expectedTriggerTime().toEpochMilli()));
+        }
+    }
+}
