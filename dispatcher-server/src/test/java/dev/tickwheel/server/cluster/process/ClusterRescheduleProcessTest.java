@@ -169,6 +169,7 @@ class ClusterRescheduleProcessTest {
         // A job with a maxConcurrent (far above what the test reaches) keeps its instances on its shard, so one
         // member owns all of them and "through the owner" and "through the non-owner" hold for every run.
         WebhookJobs.TestJob job = WebhookJobs.create(nodes, ledger.url(), 1, "reschedule", 100_000).get(0);
+        ledger.keepsOneOwner(job.id());
         ClusterSnapshot settled = awaitSettled(Duration.ofSeconds(30));
         ClusterSnapshot.ShardRow lease = settled.shards().stream().filter(s -> s.shard() == job.shard())
                 .findFirst().orElseThrow(() -> new AssertionError("no lease row for shard " + job.shard()));

@@ -271,8 +271,17 @@ final class DeliveryAudit {
      * lost: {@link #lost} reports those), are left out.
      */
     LatencySummary lateness(Set<Integer> shards, long sinceMillis, long dueFromMillis, long dueToMillis) {
+        return lateness(shards, sinceMillis, dueFromMillis, dueToMillis, Set.of());
+    }
+
+    /** As {@link #lateness(Set, long, long, long)}, leaving out the instances {@code excluded} names. */
+    LatencySummary lateness(Set<Integer> shards, long sinceMillis, long dueFromMillis, long dueToMillis,
+                            Set<Long> excluded) {
         Map<Long, Long> latencyMsById = new HashMap<>();
         for (Run run : runs) {
+            if (excluded.contains(run.instanceId())) {
+                continue;
+            }
             Stored s = stored.get(run.instanceId());
             List<Delivery> ofInstance = deliveriesOf(run.instanceId());
             if (!shards.contains(run.shard()) || run.dueMillis() < dueFromMillis || run.dueMillis() >= dueToMillis

@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A webhook target in the test JVM that writes down every delivery it gets, from any cluster member: the instance,
@@ -39,8 +40,11 @@ import java.util.concurrent.TimeUnit;
  * Every call is answered 200, after a fixed delay if one is set (from a scheduler: no thread is held per call, so a
  * slow target never limits how many calls can be in flight).
  *
- * <p>The shard of a delivery is {@link Shards#of}(job id, {@value Shards#DEFAULT_COUNT}): the count of a store's
- * schema, which the tests check against {@code GET /api/cluster}.
+ * <p>The shard of a delivery is {@link Shards#ofInstance}(instance id, job id, spread, {@value Shards#DEFAULT_COUNT}):
+ * the tests' jobs spread their instances unless the ledger was told that a job keeps one owner
+ * ({@link #keepsOneOwner}); the count is a store's schema's, which the tests check against {@code GET /api/cluster}.
+ *
+ * <p>It also counts the calls in flight (received and not yet answered) and keeps their highest count.
  *
  * <p>Thread-safe: deliveries are appended by the server's handler threads and read by the test thread at any time.
  *
@@ -52,7 +56,7 @@ import java.util.concurrent.TimeUnit;
 final class LedgerReceiver implements AutoCloseable {
 
     /**
-     * One call as it arrived. {@code shard} is derived from the job id; {@code runKey} (null for a run without one)
+     * One call as it arrived. {@code shard} is derived from the ids; {@code runKey} (null for a run without one)
      * and {@code expectedTriggerMillis} come from the body; times are taken on arrival.
      */
     record Delivery(long instanceId, String idempotencyKey, long jobId, int attempt, int node, long epoch, int shard,
@@ -81,6 +85,9 @@ final class LedgerReceiver implements AutoCloseable {
     private final ConcurrentLinkedQueue<Delivery> all = new ConcurrentLinkedQueue<>();
     private final Map<Long, List<Delivery>> byInstance = new ConcurrentHashMap<>(); // lists guarded by themselves
     private final ConcurrentLinkedQueue<String> malformed = new ConcurrentLinkedQueue<>();
+    private final Set<Long> oneOwnerJobs = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger maxInFlight = new AtomicInteger();
 
     /** Answers every call at once. */
     LedgerReceiver() {
@@ -117,12 +124,23 @@ final class LedgerReceiver implements AutoCloseable {
         try (InputStream in = exchange.getRequestBody()) {
             body = in.readAllBytes(); // read whole, also so that the connection can be reused
         }
+        maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
         write(exchange.getRequestHeaders(), body, receivedAtMillis, receivedAtNanos);
         if (answerDelayMs == 0) {
             answer(exchange);
         } else {
             answerLater.schedule(() -> answer(exchange), answerDelayMs, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** Deliveries of this job are on the job's shard: it keeps one owner (a {@code maxConcurrent}). */
+    void keepsOneOwner(long jobId) {
+        oneOwnerJobs.add(jobId);
+    }
+
+    /** The most calls that were in flight at once: received, and not yet answered. */
+    int maxInFlight() {
+        return maxInFlight.get();
     }
 
     private void write(Headers headers, byte[] body, long receivedAtMillis, long receivedAtNanos) {
@@ -143,7 +161,8 @@ final class LedgerReceiver implements AutoCloseable {
             }
             JsonNode runKey = json.get("key");
             Delivery delivery = new Delivery(instanceId, key, jobId, attempt, node, epoch,
-                    Shards.of(jobId, Shards.DEFAULT_COUNT), receivedAtMillis, receivedAtNanos,
+                    Shards.ofInstance(instanceId, jobId, !oneOwnerJobs.contains(jobId), Shards.DEFAULT_COUNT),
+                    receivedAtMillis, receivedAtNanos,
                     runKey == null || runKey.isNull() ? null : runKey.asText(),
                     Instant.parse(due.asText()).toEpochMilli());
             all.add(delivery);
@@ -170,7 +189,8 @@ final class LedgerReceiver implements AutoCloseable {
         }
     }
 
-    private static void answer(HttpExchange exchange) {
+    private void answer(HttpExchange exchange) {
+        inFlight.decrementAndGet(); // before the answer: the member may start its next call once it has it
         try {
             exchange.sendResponseHeaders(200, -1);
         } catch (IOException callerGone) {

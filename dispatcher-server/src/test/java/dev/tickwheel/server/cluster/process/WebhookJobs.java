@@ -56,7 +56,7 @@ final class WebhookJobs {
                     {"name": "%s-%d", "schedule": {"type": "API"},
                      "target": {"type": "WEBHOOK", "url": "%s"}, "retry": {"maxAttempts": 1}%s}"""
                     .formatted(namePrefix, i, url, maxConcurrent > 0
-                            ? ", \"delivery\": {\"maxConcurrent\": " + maxConcurrent + "}" : "");
+                            ? ", \"maxConcurrent\": " + maxConcurrent : "");
             ApiClient.Reply reply = via.call(api -> api.post("/api/jobs", body))
                     .orElseThrow(() -> new AssertionError(via + " stopped running while jobs were created"));
             if (reply.status() != 201) {

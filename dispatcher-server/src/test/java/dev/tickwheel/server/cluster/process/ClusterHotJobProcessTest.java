@@ -1,0 +1,250 @@
+package dev.tickwheel.server.cluster.process;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tickwheel.server.api.ApiClient;
+import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
+import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
+import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One hot job over a three-member cluster on PostgreSQL, with real server processes: its instances are spread over
+ * the shards, so every member dispatches a share of them; a job with a {@code maxConcurrent} keeps one owner, so its
+ * limit holds across the members.
+ */
+@Tag("cluster")
+class ClusterHotJobProcessTest {
+
+    private static final Duration LEASE_TTL = Duration.ofSeconds(5);
+    private static final Duration LEASE_RENEW = Duration.ofSeconds(1);
+    private static final int RUNS = 3_000;
+    private static final Duration SENDING = Duration.ofSeconds(24);
+    private static final long MAX_DELAY_MS = 8_000;
+    private static final Duration KILL_AT = Duration.ofSeconds(14);
+    /**
+     * Each member's share of the deliveries made while all three ran. With 256 shards spread by rendezvous hashing, a
+     * member holds about a third of them (85 ± a few), and the instances' own ids pick their shards; 20–46 % leaves
+     * room for the hashing's spread and for a few hundred instances, and fails when one member does it all (100 %)
+     * or when one gets nothing.
+     */
+    private static final double MIN_SHARE = 0.20;
+    private static final double MAX_SHARE = 0.46;
+    /** As in {@link ClusterFailoverProcessTest}: the take-over targets, and what a contended machine adds. */
+    private static final long TAKE_OVER_P50_MS = 6_000;
+    private static final long TAKE_OVER_MAX_MS = 8_000;
+    private static final long MACHINE_MARGIN_MS = 500;
+
+    private final PostgresTestDatabase db = PostgresTestDatabase.createSchema();
+    private LedgerReceiver ledger;
+
+    @RegisterExtension
+    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
+            "--lease-renew-ms", Long.toString(LEASE_RENEW.toMillis()));
+
+    @AfterEach
+    void closeLedgerAndDropSchema() throws SQLException {
+        if (ledger != null) {
+            ledger.close();
+        }
+        db.dropSchema();
+    }
+
+    /**
+     * Three members, one on-demand webhook job, {@value #RUNS} runs sent round-robin through the running members
+     * over {@link #SENDING} (due 0..{@value #MAX_DELAY_MS} ms after their call), and at {@link #KILL_AT} a
+     * {@code kill -9} of one member. Asserts: of the deliveries received while all three ran, each member (by the
+     * {@code Tickwheel-Node} header) made {@value #MIN_SHARE}..{@value #MAX_SHARE} of them; nothing lost, one key per
+     * instance, no delivery from a fenced epoch, each instance on its own shard ({@link DeliveryAudit}); and the
+     * instances of the killed member's shards due around the kill were first delivered within the take-over bound
+     * of {@link ClusterFailoverProcessTest}, leaving out the calls the kill cut (they are made again only after their
+     * deadline, by design, and are counted).
+     */
+    @Test
+    void oneHotJob_everyMemberDeliversItsShare_killOfOne_losesNothing_takeOverWithinBound() throws Exception {
+        ledger = new LedgerReceiver(Duration.ofMillis(50));
+        long seed = System.nanoTime();
+        nodes.start();
+        nodes.start(2);
+        ClusterSnapshot spread = nodes.awaitSpread(Duration.ofSeconds(45));
+        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), 1, "hot");
+        StringBuilder story = new StringBuilder("spread: " + spread.describe() + "\njob " + jobs.get(0).id()
+                + " (shard " + jobs.get(0).shard() + ")\n");
+
+        long killedAtMillis;
+        Set<Integer> killedShards;
+        Map<Integer, Integer> byNode;
+        try (LeaseObserver leases = LeaseObserver.start(nodes, Duration.ofMillis(250));
+                RunStream stream = RunStream.start(nodes, jobs,
+                        RunStream.Plan.withoutCancels(RUNS, SENDING, MAX_DELAY_MS, seed))) {
+            ScenarioClock clock = ScenarioClock.startNow();
+            clock.awaitOffset(KILL_AT);
+            ClusterSnapshot beforeKill = nodes.snapshot();
+            // Every running member holds shards; the one not holding the job's shard is killed, so that the loader
+            // of the job (its shard's owner) is not what moves: this is about the instances.
+            MemberProcess victim = nodes.running().stream()
+                    .filter(m -> !beforeKill.shardsHeldBy(m.nodeId()).contains(jobs.get(0).shard()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no member without the job's shard"));
+            killedShards = beforeKill.shardsHeldBy(victim.nodeId());
+            byNode = deliveriesByNode(ledger.all(), System.currentTimeMillis());
+            story.append(clock.now()).append(" kill -9 ").append(victim).append(", holding ")
+                    .append(killedShards.size()).append(" shards; ").append(beforeKill.describe()).append('\n');
+            killedAtMillis = nodes.kill(victim);
+            // Its claims are fenced: nobody can change them until its leases expire, seconds from now.
+            Set<Long> cutCalls = claimedBy(victim.nodeId());
+
+            stream.awaitDone(Duration.ofSeconds(60));
+            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(45));
+            nodes.assertNoneDied();
+
+            DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
+                    stream.cancels());
+            LatencySummary takeOver = audit.lateness(killedShards, killedAtMillis, killedAtMillis - 1_000,
+                    killedAtMillis + LEASE_TTL.toMillis(), cutCalls);
+            int beforeKillTotal = byNode.values().stream().mapToInt(Integer::intValue).sum();
+            System.out.println("ClusterHotJobProcessTest (seed " + seed + ")\n" + story
+                    + "load: " + stream.describe() + "\n"
+                    + "deliveries before the kill by node: " + byNode + " of " + beforeKillTotal + "\n"
+                    + audit.summary() + "\n"
+                    + "take-over after kill -9 (first delivery - max(due, kill)): " + takeOver + "\n"
+                    + "calls the kill cut (claimed by the victim, not in the take-over figure, delivered again once"
+                    + " their deadline passed): " + cutCalls.size() + "\n"
+                    + "repeats with the same key: " + audit.repeatsWithSameKey());
+
+            List<String> shares = new ArrayList<>();
+            for (MemberProcess member : nodes.members()) {
+                int made = byNode.getOrDefault(member.nodeId(), 0);
+                double share = beforeKillTotal == 0 ? 0 : (double) made / beforeKillTotal;
+                if (share < MIN_SHARE || share > MAX_SHARE) {
+                    shares.add(member + " (node " + member.nodeId() + ") made " + made + " of " + beforeKillTotal);
+                }
+            }
+            assertAll("one hot job over three members",
+                    () -> assertEquals(List.of(), stream.failures(), "API calls to running members all answered"),
+                    () -> assertEquals(List.of(), ledger.malformed(), "deliveries carry every header"),
+                    () -> assertTrue(beforeKillTotal >= 500, "deliveries before the kill: " + beforeKillTotal),
+                    () -> assertEquals(List.of(), shares, "each member's share of the deliveries before the kill"
+                            + " within " + MIN_SHARE + ".." + MAX_SHARE + ": " + byNode),
+                    () -> assertTrue(audit.notInStore().isEmpty(), () -> "created but not stored: "
+                            + DeliveryAudit.show(audit.notInStore())),
+                    () -> assertTrue(audit.lost().isEmpty(), () -> "lost: " + DeliveryAudit.show(audit.lost())),
+                    () -> assertTrue(audit.keyProblems().isEmpty(), () -> "not one key per instance: "
+                            + DeliveryAudit.show(audit.keyProblems())),
+                    () -> assertTrue(audit.earlyDispatches().isEmpty(), () -> "dispatched before due: "
+                            + DeliveryAudit.show(audit.earlyDispatches())),
+                    () -> assertTrue(audit.sharedEpochs().isEmpty(), () -> "one epoch, several nodes: "
+                            + DeliveryAudit.show(audit.sharedEpochs())),
+                    () -> assertTrue(audit.epochRegressions().isEmpty(), () -> "delivered from a fenced epoch: "
+                            + DeliveryAudit.show(audit.epochRegressions())),
+                    () -> assertTrue(audit.leaseDisagreements(leases.holders()).isEmpty(), () -> "ledger vs leases: "
+                            + DeliveryAudit.show(audit.leaseDisagreements(leases.holders()))),
+                    () -> assertTrue(audit.shardMismatches().isEmpty(), () -> "instance shard: "
+                            + DeliveryAudit.show(audit.shardMismatches())),
+                    () -> assertTrue(takeOver.count() >= 10, "instances of the killed member's shards due around the"
+                            + " kill: " + takeOver),
+                    () -> assertTrue(takeOver.maxMs() <= TAKE_OVER_MAX_MS + MACHINE_MARGIN_MS,
+                            "take-over max: " + takeOver),
+                    () -> assertTrue(takeOver.p50Ms() <= TAKE_OVER_P50_MS + MACHINE_MARGIN_MS,
+                            "take-over p50: " + takeOver));
+        }
+    }
+
+    /**
+     * A job with {@code maxConcurrent} 5 on three members, runs created through all of them and all due at once,
+     * against a receiver that answers after 100 ms: the receiver never has more than 5 of its calls in flight, and
+     * every run is delivered once. The job keeps one owner (its instances stay on its shard), whose call slots hold
+     * the limit; spread over three members, each would allow 5.
+     */
+    @Test
+    void jobWithMaxConcurrentFive_onThreeMembers_neverMoreThanFiveCallsInFlight() throws Exception {
+        ledger = new LedgerReceiver(Duration.ofMillis(100));
+        nodes.start();
+        nodes.start(2);
+        nodes.awaitSpread(Duration.ofSeconds(45));
+        WebhookJobs.TestJob job = WebhookJobs.create(nodes, ledger.url(), 1, "limited", 5).get(0);
+        ledger.keepsOneOwner(job.id());
+        int runs = 150;
+        List<MemberProcess> members = nodes.running();
+        ExecutorService senders = Executors.newFixedThreadPool(6);
+        List<Future<ApiClient.Reply>> replies = new ArrayList<>();
+        try {
+            for (int i = 0; i < runs; i++) {
+                MemberProcess via = members.get(i % members.size());
+                replies.add(senders.submit(() -> via.call(api -> api.post("/api/jobs/" + job.id() + "/run",
+                        "{\"delayMs\": 1500}")).orElseThrow(() -> new AssertionError(via + " stopped"))));
+            }
+            for (Future<ApiClient.Reply> reply : replies) {
+                ApiClient.Reply r = reply.get(30, TimeUnit.SECONDS);
+                assertEquals(201, r.status(), () -> "run: " + r);
+            }
+        } finally {
+            senders.shutdownNow();
+        }
+        StoredInstances.awaitAllTerminal(nodes, Duration.ofSeconds(60));
+        nodes.assertNoneDied();
+        Map<Integer, Integer> byNode = deliveriesByNode(ledger.all(), Long.MAX_VALUE);
+        System.out.println("ClusterHotJobProcessTest maxConcurrent 5: " + ledger.deliveredInstanceIds().size()
+                + " instances delivered, at most " + ledger.maxInFlight() + " in flight, by node " + byNode);
+        assertAll("maxConcurrent across members",
+                () -> assertEquals(runs, ledger.deliveredInstanceIds().size(), "every run delivered"),
+                () -> assertEquals(runs, ledger.size(), "each once"),
+                () -> assertTrue(ledger.maxInFlight() <= 5, "calls in flight at the receiver, at most: "
+                        + ledger.maxInFlight()),
+                () -> assertTrue(ledger.maxInFlight() >= 2, "the limit was reached for (calls overlapped): "
+                        + ledger.maxInFlight()),
+                () -> assertEquals(1, byNode.size(), "one owner made every call: " + byNode));
+    }
+
+    /**
+     * The instances a member had claimed and not settled (DISPATCHING under its node): its calls in flight, which
+     * the new owner makes again only once their deadline has passed ({@code ForeignClaimSettler}), so they are not
+     * part of the take-over of what was due.
+     */
+    private Set<Long> claimedBy(int nodeId) throws SQLException {
+        Set<Long> ids = new HashSet<>();
+        try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
+                PreparedStatement ps = connection.prepareStatement(
+                        "SELECT id FROM tw_instance WHERE status = 'DISPATCHING' AND claim_node = ?")) {
+            ps.setInt(1, nodeId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** Deliveries received before {@code beforeMillis}, counted by the member that made them. */
+    private static Map<Integer, Integer> deliveriesByNode(List<Delivery> deliveries, long beforeMillis) {
+        Map<Integer, Integer> byNode = new TreeMap<>();
+        for (Delivery d : deliveries) {
+            if (d.receivedAtMillis() < beforeMillis) {
+                byNode.merge(d.node(), 1, Integer::sum);
+            }
+        }
+        return byNode;
+    }
+}
