@@ -25,7 +25,7 @@ import java.util.List;
  * @param params               the instance's parameters, or null
  * @param createdAt            when it was created
  * @param updatedAt            when it last changed
- * @param shard                the shard of its job
+ * @param shard                its shard: its own, or its job's if the job keeps one owner
  * @param claimNode            the node id of the member that made the last claim, or null if never claimed
  * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
  * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
