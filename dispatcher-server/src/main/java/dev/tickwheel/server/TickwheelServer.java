@@ -73,6 +73,11 @@ public final class TickwheelServer implements AutoCloseable {
 
     public static final Duration DEFAULT_LOADER_PERIOD = Duration.ofSeconds(15);
     public static final Duration DEFAULT_LOAD_WINDOW = Duration.ofSeconds(30);
+    /**
+     * How far ahead waiting instances are armed in memory: later ones wait in the store and are read as they come
+     * within it, so memory follows the rate of instances, not the backlog. Two minutes is eight loader periods.
+     */
+    public static final Duration DEFAULT_ARM_HORIZON = Duration.ofMinutes(2);
     public static final Duration DEFAULT_MISFIRE_THRESHOLD = Duration.ofSeconds(5);
     /** How long {@link #startScheduling()} waits for the recovery of the shards held at start. */
     private static final Duration START_RECOVERY_BOUND = Duration.ofMinutes(2);
@@ -143,7 +148,7 @@ public final class TickwheelServer implements AutoCloseable {
      */
     public record Config(String jdbcUrl, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
                          Duration leaseRenewInterval, Duration loaderPeriod,
-                         Duration loadWindow, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
+                         Duration loadWindow, Duration armHorizon, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
                          Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
                          DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
@@ -260,10 +265,10 @@ public final class TickwheelServer implements AutoCloseable {
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
             owner = new ShardOwner(leases, jobs, instances, catalog, dispatcher, loader,
                     new ShardRecovery(instances, catalog, dispatcher, parser, misfires, config.clock(),
-                            config.misfireThreshold(), listener),
+                            config.misfireThreshold(), config.armHorizon(), listener),
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
                             cluster.singleProcess(), listener),
-                    bus, arming, loaderThread, config.clock(), this::closeAfterEviction);
+                    bus, arming, loaderThread, config.clock(), config.armHorizon(), this::closeAfterEviction);
             jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
             instanceService = new InstanceService(instances, jobs, owner, config.clock());
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
@@ -357,10 +362,16 @@ public final class TickwheelServer implements AutoCloseable {
         return wheel;
     }
 
-    /** Runs one loader pass now (it also runs every loader period). */
-    public int loadNow() {
+    /**
+     * Runs the periodic pass now (it also runs every loader period): the loader, the horizon pass that arms what came
+     * within the horizon, the foreign-claim settler and the sweep, on the loader thread; returns once it has run.
+     *
+     * @throws InterruptedException if interrupted while waiting for it
+     */
+    public void passNow() throws InterruptedException {
         requireStarted();
-        return loader.loadDue();
+        loaderThread.runOnce("pass", this::timedLoaderPass);
+        owner.awaitLoaderThread(START_RECOVERY_BOUND);
     }
 
     private void timedLoaderPass() {
@@ -541,6 +552,7 @@ public final class TickwheelServer implements AutoCloseable {
         private Duration leaseRenewInterval = LeaseKeeper.DEFAULT_RENEW_INTERVAL;
         private Duration loaderPeriod = DEFAULT_LOADER_PERIOD;
         private Duration loadWindow = DEFAULT_LOAD_WINDOW;
+        private Duration armHorizon = DEFAULT_ARM_HORIZON;
         private Duration misfireThreshold = DEFAULT_MISFIRE_THRESHOLD;
         private int fireAllLimit = MisfireResolver.DEFAULT_FIRE_ALL_LIMIT;
         private Duration callTimeout = InstanceDispatcher.DEFAULT_CALL_TIMEOUT;
@@ -675,6 +687,15 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How far ahead waiting instances are armed in memory (at least twice the loader period): those due later
+         * wait in the store, and each loader period arms the ones that came within it.
+         */
+        public Builder armHorizon(Duration horizon) {
+            this.armHorizon = positive("armHorizon", horizon);
+            return this;
+        }
+
         /** A trigger time older than this when loaded or recovered is a misfire; younger ones just fire late. */
         public Builder misfireThreshold(Duration threshold) {
             this.misfireThreshold = positive("misfireThreshold", threshold);
@@ -742,12 +763,17 @@ public final class TickwheelServer implements AutoCloseable {
                         + ") must be longer than loaderPeriod (" + loaderPeriod
                         + "), or instances due between two passes would be created late");
             }
+            if (armHorizon.compareTo(loaderPeriod.multipliedBy(2)) < 0) {
+                throw new IllegalArgumentException("armHorizon (" + armHorizon + ") must be at least twice"
+                        + " loaderPeriod (" + loaderPeriod + "), or an instance could come due between two passes"
+                        + " before one armed it");
+            }
             if (leaseRenewInterval.multipliedBy(3).compareTo(leaseTtl) > 0) {
                 throw new IllegalArgumentException("leaseRenewInterval (" + leaseRenewInterval + ") must be at most a"
                         + " third of leaseTtl (" + leaseTtl + "), so that one slow renewal does not lose the leases");
             }
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
-                    loaderPeriod, loadWindow,
+                    loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, retention, alerts,
                     alertListener));

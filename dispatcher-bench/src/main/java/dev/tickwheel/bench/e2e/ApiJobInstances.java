@@ -77,7 +77,7 @@ public final class ApiJobInstances {
                 instances.add(new NewInstance(ids.nextId(), job.id(),
                         Instant.ofEpochMilli(farAheadMs + firstDueMs + i * spacingMs + offsetMs), null));
             }
-            batch.add(new JobAdvance(job.id(), job.version(), null, null, instances));
+            batch.add(new JobAdvance(job.id(), job.version(), null, null, instances, false));
             if (batch.size() == JOBS_PER_TRANSACTION || j == inserted.size() - 1) {
                 for (AdvanceResult result : stores.instances().createInstancesAndAdvanceJobs(batch)) {
                     created += result.created().size();

@@ -30,6 +30,9 @@ public enum Setting {
             "how often the loader creates due instances"),
     LOAD_WINDOW_MS("load-window-ms", Long.toString(TickwheelServer.DEFAULT_LOAD_WINDOW.toMillis()),
             "how far ahead the loader creates instances; must exceed the loader period"),
+    ARM_HORIZON_MS("arm-horizon-ms", Long.toString(TickwheelServer.DEFAULT_ARM_HORIZON.toMillis()),
+            "how far ahead waiting instances are armed in memory; later ones wait in the store and are armed as they"
+                    + " come near (at least twice the loader period)"),
     CALL_TIMEOUT_MS("call-timeout-ms", Long.toString(DispatchSettings.DEFAULTS.callTimeout().toMillis()),
             "whole-call deadline (connect, request, response headers and body) of jobs that set no timeoutMs"),
     MAX_CALLS_IN_FLIGHT("max-calls-in-flight", Integer.toString(DispatchSettings.DEFAULTS.maxCallsInFlight()),

@@ -108,6 +108,7 @@ public final class SettingsReader {
                     Duration.ofMillis(number(values, sources, Setting.LEASE_RENEW_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOADER_PERIOD_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOAD_WINDOW_MS)),
+                    Duration.ofMillis(number(values, sources, Setting.ARM_HORIZON_MS)),
                     new DispatchSettings(Duration.ofMillis(number(values, sources, Setting.CALL_TIMEOUT_MS)),
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),

@@ -10,6 +10,7 @@ import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +105,13 @@ public final class InstanceDispatcher implements AutoCloseable {
     private final Set<Long> inHand = ConcurrentHashMap.newKeySet();
     /** Per shard: instances claimed and not yet settled (their outcome written, or their claim given back). */
     private final AtomicIntegerArray claimedPerShard;
+    /**
+     * Per shard: the horizon, in epoch milliseconds. An instance due later is not put on the wheel: it waits in the
+     * store until a horizon pass reads it ({@code ShardOwner}), which first moves the horizon and then reads what
+     * came within it, so an instance is either armed when it is written or read by the next pass. So memory holds
+     * what is due within the horizon, not the backlog. {@link Long#MIN_VALUE} for a shard not (or no longer) held.
+     */
+    private final AtomicLongArray armedUntil;
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
     @FunctionalInterface
@@ -121,6 +130,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.claimedPerShard = new AtomicIntegerArray(ownership.shardCount());
+        this.armedUntil = new AtomicLongArray(ownership.shardCount());
+        for (int shard = 0; shard < ownership.shardCount(); shard++) {
+            armedUntil.set(shard, Long.MIN_VALUE);
+        }
         this.targets = Objects.requireNonNull(targets, "targets");
         this.wheel = Objects.requireNonNull(wheel, "wheel");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -140,9 +153,10 @@ public final class InstanceDispatcher implements AutoCloseable {
     }
 
     /**
-     * Puts a WAITING instance on the wheel for its trigger time (now if that has passed). Arming an instance that is
-     * already on the wheel, or has fired and waits for its claim, does nothing: the store row is the truth, the wheel
-     * entry only a reminder.
+     * Puts a WAITING instance on the wheel for its trigger time (now if that has passed), unless that is beyond its
+     * shard's horizon ({@link #extendHorizon}): then it waits in the store for the horizon pass. Arming an instance
+     * that is already on the wheel, or has fired and waits for its claim, does nothing: the store row is the truth,
+     * the wheel entry only a reminder.
      *
      * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
@@ -153,14 +167,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         schedule(instanceId, jobId, shard, triggerTime);
     }
 
-    /** {@link #arm} of a stored instance, for its current due time. */
-    public void arm(Instance instance) {
-        arm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
-    }
 
     /**
-     * Replaces whatever this member holds of an instance with a timer for {@code triggerTime}: for an instance the
-     * store has just rescheduled. The old timer is dropped; if it has already fired and waits for its claim, that
+     * Replaces whatever this member holds of an instance with a timer for {@code triggerTime} (none if that is beyond
+     * the horizon): for an instance the store has just rescheduled. The old timer is dropped; if it has already fired and waits for its claim, that
      * claim is refused by the store (it was armed for the old, earlier time; see {@link InstanceStore#claimArmed}), so
      * the new timer is armed even then.
      */
@@ -169,31 +179,58 @@ public final class InstanceDispatcher implements AutoCloseable {
         schedule(instanceId, jobId, shard, triggerTime);
     }
 
-    private void schedule(long instanceId, long jobId, int shard, Instant triggerTime) {
+    /** True if the instance is on the wheel now (armed here or before); false if beyond the horizon. */
+    private boolean schedule(long instanceId, long jobId, int shard, Instant triggerTime) {
+        // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
+        long armedForMs = triggerTime.toEpochMilli();
+        if (armedForMs > armedUntil.get(shard)) {
+            return false; // the horizon pass reads it when it comes near
+        }
         // Round up: the wheel takes whole milliseconds, and rounding down would fire up to 1 ms early.
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
-        // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
-        long armedForMs = triggerTime.toEpochMilli();
         try {
             wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
+        return true;
+    }
+
+    /**
+     * Moves the horizon of {@code shards} to {@code until} (never back): from now on an instance of theirs due by
+     * then is armed when it is written or moved. The caller then reads the store for those that came within it.
+     */
+    public void extendHorizon(Collection<Integer> shards, Instant until) {
+        long untilMs = until.toEpochMilli();
+        for (int shard : shards) {
+            armedUntil.accumulateAndGet(shard, untilMs, Math::max);
+        }
+    }
+
+    /** The shards left this member: it arms none of their instances until a recovery sets their horizon again. */
+    public void forgetHorizon(Collection<Integer> shards) {
+        for (int shard : shards) {
+            armedUntil.set(shard, Long.MIN_VALUE);
+        }
+    }
+
+    /** The horizon of {@code shard} in epoch milliseconds, {@link Long#MIN_VALUE} if none. */
+    public long horizonOf(int shard) {
+        return armedUntil.get(shard);
     }
 
     /**
      * {@link #arm} unless the instance is already this member's business (on the wheel, or fired and not yet claimed):
      * for sweeps that look for waiting instances nobody armed.
      *
-     * @return true if it was armed now
+     * @return true if it was armed now (false if known, or beyond the horizon)
      */
     public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime) {
         if (isKnown(instanceId)) {
             return false;
         }
-        arm(instanceId, jobId, shard, triggerTime);
-        return true;
+        return schedule(instanceId, jobId, shard, triggerTime);
     }
 
     /** True if the instance is on the wheel or fired and not yet through its claim. */

@@ -12,6 +12,7 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.WaitingCursor;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Shards arrive</b> ({@link #acquired}, from the lease thread): {@link ShardRecovery} for them, then the
  *       {@link ForeignClaimSettler}, on the loader thread.</li>
  *   <li><b>Every loader period</b> ({@link #periodicPass}, loader thread): a loader pass over the held shards, the
- *       foreign-claim settler, and a sweep that arms overdue waiting instances this member does not know (a prompt
- *       that was lost, an instance created by a member that had just lost the shard).</li>
+ *       horizon pass ({@link #armAhead}: the waiting instances that came within the horizon since the last pass),
+ *       the foreign-claim settler, and a sweep that arms overdue waiting instances this member does not know (a
+ *       prompt that was lost, an instance created by a member that had just lost the shard).</li>
  *   <li><b>Any member changed something</b> (the services call {@link #stored}, {@link #cancelled},
  *       {@link #jobChanged}, {@link #jobDeleted}): the owner acts at once; when that is another member, it is
  *       prompted over the {@link ClusterBus} ({@link #onEvent} on its side). A prompt is a hint: the store's row is
@@ -63,12 +65,13 @@ public final class ShardOwner implements ShardListener {
     private final OwnerArming arming;
     private final PeriodicTaskScheduler loaderThread;
     private final Clock clock;
+    private final Duration horizon;
     private final Runnable onEvicted;
 
     public ShardOwner(ShardOwnership ownership, JobStore jobs, InstanceStore instances, JobCatalog catalog,
                       InstanceDispatcher dispatcher, InstanceLoader loader, ShardRecovery recovery,
                       ForeignClaimSettler settler, ClusterBus bus, OwnerArming arming,
-                      PeriodicTaskScheduler loaderThread, Clock clock, Runnable onEvicted) {
+                      PeriodicTaskScheduler loaderThread, Clock clock, Duration horizon, Runnable onEvicted) {
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
@@ -81,6 +84,7 @@ public final class ShardOwner implements ShardListener {
         this.arming = Objects.requireNonNull(arming, "arming");
         this.loaderThread = Objects.requireNonNull(loaderThread, "loaderThread");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.horizon = Objects.requireNonNull(horizon, "horizon");
         this.onEvicted = Objects.requireNonNull(onEvicted, "onEvicted");
     }
 
@@ -99,6 +103,7 @@ public final class ShardOwner implements ShardListener {
 
     @Override
     public void lost(Set<Integer> shards) {
+        dispatcher.forgetHorizon(shards);
         log.info("node {} no longer acts on {} shard(s); {} held", ownership.nodeId(), shards.size(),
                 ownership.heldShards().size());
     }
@@ -117,11 +122,40 @@ public final class ShardOwner implements ShardListener {
 
     // ---- the periodic pass (loader thread) ----
 
-    /** A loader pass over the held shards, then the foreign-claim settler and the sweep. */
+    /** A loader pass over the held shards, then the horizon pass, the foreign-claim settler and the sweep. */
     public void periodicPass() {
         loader.loadDue();
+        armAhead();
         settler.settle();
         sweep();
+    }
+
+    /**
+     * The horizon pass: moves the horizon of the held shards to now + the horizon and arms their waiting instances
+     * that came within it since the last pass, in pages in due order. The horizon moves first: an instance written
+     * or moved from then on, and due within it, is armed when its owner hears of it; one written before is read here
+     * (its write committed before its prompt was sent). Returns how many it armed.
+     */
+    int armAhead() {
+        Collection<Integer> held = ownership.heldShards();
+        if (held.isEmpty()) {
+            return 0;
+        }
+        Instant until = clock.instant().plus(horizon);
+        long from = Long.MAX_VALUE;
+        List<Integer> behind = new ArrayList<>();
+        for (int shard : held) {
+            long armedUntil = dispatcher.horizonOf(shard);
+            if (armedUntil < until.toEpochMilli()) {
+                behind.add(shard);
+                from = Math.min(from, armedUntil);
+            }
+        }
+        if (behind.isEmpty()) {
+            return 0;
+        }
+        dispatcher.extendHorizon(behind, until);
+        return armUnknown(behind, WaitingCursor.dueAfter(from), until);
     }
 
     /** Arms every overdue waiting instance of the held shards that this member does not know. */
@@ -130,21 +164,21 @@ public final class ShardOwner implements ShardListener {
         if (held.isEmpty()) {
             return;
         }
-        int armed = armUnknown(held, clock.instant());
+        int armed = armUnknown(held, WaitingCursor.FIRST, clock.instant());
         if (armed > 0) {
             log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
         }
     }
 
     /**
-     * Arms the waiting instances of {@code shards} due by {@code dueBy} (all of them if null) that this member does
+     * Arms the waiting instances of {@code shards} after {@code from} and due by {@code dueBy} that this member does
      * not know; returns how many it armed.
      */
-    private int armUnknown(Collection<Integer> shards, Instant dueBy) {
+    private int armUnknown(Collection<Integer> shards, WaitingCursor from, Instant dueBy) {
         int armed = 0;
-        long after = 0;
+        WaitingCursor after = from;
         while (true) {
-            List<Instance> page = instances.findWaiting(shards, dueBy, after, SWEEP_PAGE);
+            List<Instance> page = instances.findWaiting(shards, after, dueBy, SWEEP_PAGE);
             for (Instance instance : page) {
                 if (!dispatcher.isKnown(instance.id()) && stillWaiting(instance.id())
                         && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
@@ -155,7 +189,8 @@ public final class ShardOwner implements ShardListener {
             if (page.size() < SWEEP_PAGE) {
                 return armed;
             }
-            after = page.get(page.size() - 1).id();
+            Instance last = page.get(page.size() - 1);
+            after = WaitingCursor.after(last.expectedTriggerTime(), last.id());
         }
     }
 
@@ -163,7 +198,8 @@ public final class ShardOwner implements ShardListener {
     private void armGathered(long jobId) {
         int shard = ownership.shardOf(jobId);
         if (ownership.holds(shard)) {
-            int armed = armUnknown(List.of(shard), null);
+            int armed = armUnknown(List.of(shard), WaitingCursor.FIRST,
+                    Instant.ofEpochMilli(dispatcher.horizonOf(shard)));
             log.info("job {} now needs one owner; {} of its waiting instance(s) moved to shard {} and armed here",
                     jobId, armed, shard);
         }

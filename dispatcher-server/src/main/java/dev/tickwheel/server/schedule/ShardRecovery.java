@@ -6,6 +6,7 @@ import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
+import dev.tickwheel.server.store.WaitingCursor;
 import dev.tickwheel.time.InvalidTimeExpressionException;
 import dev.tickwheel.time.MisfireResolution;
 import dev.tickwheel.time.MisfireResolver;
@@ -58,6 +59,7 @@ public final class ShardRecovery {
     private final MisfireResolver misfires;
     private final Clock clock;
     private final Duration misfireThreshold;
+    private final Duration horizon;
     private final DispatchListener listener;
 
     /** What a recovery did, for the log line and tests. */
@@ -66,7 +68,7 @@ public final class ShardRecovery {
 
     public ShardRecovery(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher,
                            TimeExpressionParser parser, MisfireResolver misfires, Clock clock,
-                           Duration misfireThreshold, DispatchListener listener) {
+                           Duration misfireThreshold, Duration horizon, DispatchListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
@@ -75,6 +77,7 @@ public final class ShardRecovery {
         this.misfires = Objects.requireNonNull(misfires, "misfires");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.misfireThreshold = Objects.requireNonNull(misfireThreshold, "misfireThreshold");
+        this.horizon = Objects.requireNonNull(horizon, "horizon");
     }
 
     /**
@@ -85,11 +88,14 @@ public final class ShardRecovery {
     public Report run(Collection<Integer> shards, Runnable loaderPass) {
         loaderPass.run();
         Instant now = clock.instant();
+        // The horizon first: what is written from now on and due within it is armed when its owner hears of it.
+        Instant until = now.plus(horizon);
+        dispatcher.extendHorizon(shards, until);
         int rearmed = 0;
         Map<Long, List<Instance>> missedByJob = new HashMap<>();
-        long after = 0;
+        WaitingCursor after = WaitingCursor.FIRST;
         while (true) {
-            List<Instance> page = instances.findWaiting(shards, null, after, PAGE);
+            List<Instance> page = instances.findWaiting(shards, after, until, PAGE);
             for (Instance instance : page) {
                 if (isMissedTrigger(instance, now)) {
                     missedByJob.computeIfAbsent(instance.jobId(), id -> new ArrayList<>()).add(instance);
@@ -100,7 +106,8 @@ public final class ShardRecovery {
             if (page.size() < PAGE) {
                 break;
             }
-            after = page.get(page.size() - 1).id();
+            Instance last = page.get(page.size() - 1);
+            after = WaitingCursor.after(last.expectedTriggerTime(), last.id());
         }
         int fired = 0;
         int cancelled = 0;

@@ -212,11 +212,11 @@ public interface InstanceStore {
     Page<Instance, Long> listLatest(InstanceFilter filter, long beforeId, int limit);
 
     /**
-     * Waiting instances of {@code shards} with an id above {@code afterId}, ascending, at most {@code limit}; only
-     * those due by {@code dueBy} if it is not null. For arming a shard this member has just acquired, and for the
-     * periodic sweep that arms what a lost prompt left unarmed.
+     * Waiting instances of {@code shards} due by {@code dueBy}, after {@code after} in (due time, id) order, at most
+     * {@code limit}. For arming what comes within the horizon, a shard this member has just acquired, and the
+     * periodic sweep that arms what a lost prompt left unarmed. Its cost follows the rows it returns, not the backlog.
      */
-    List<Instance> findWaiting(Collection<Integer> shards, Instant dueBy, long afterId, int limit);
+    List<Instance> findWaiting(Collection<Integer> shards, WaitingCursor after, Instant dueBy, int limit);
 
     /**
      * DISPATCHING instances of shards this member holds that were claimed under another epoch than the one it holds

@@ -25,12 +25,6 @@ public record JobAdvance(long jobId, long expectedVersion, Instant expectedNextT
         instances = List.copyOf(instances);
     }
 
-    /** An advance whose instances stay on the job's shard. */
-    public JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
-                      List<NewInstance> instances) {
-        this(jobId, expectedVersion, expectedNextTrigger, newNextTrigger, instances, false);
-    }
-
     /** The shard of one of these instances among {@code shardCount}. */
     public int shardOf(NewInstance instance, int shardCount) {
         return Shards.ofInstance(instance.id(), jobId, spread, shardCount);

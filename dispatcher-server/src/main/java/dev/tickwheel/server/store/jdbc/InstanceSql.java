@@ -211,18 +211,15 @@ final class InstanceSql {
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
 
     /**
-     * Parameters: shards (an INTEGER array), status, afterId, limit. Served by the (status, id) index in order,
-     * filtered by shard (see {@link SqlDialect#preferIndexOrder}).
+     * Parameters: shards (an INTEGER array), the cursor's due time twice and its id, due by, limit. Waiting instances
+     * in (due time, id) order: a range of {@link WaitingDueIndex}'s index walked in order (see
+     * {@link SqlDialect#preferIndexOrder}), filtered by shard. The status is a literal so that PostgreSQL matches the
+     * partial index's predicate; the first due-time bound gives H2 the start of its range.
      */
-    static final String SELECT_OF_SHARDS_IN_STATUS = "SELECT " + COLUMNS + " FROM tw_instance"
-            + " WHERE shard = ANY(?) AND status = ? AND id > ? ORDER BY id LIMIT ?";
-
-    /**
-     * Parameters: shards (an INTEGER array), status, due by, afterId, limit. The sweep; served like
-     * {@link #SELECT_OF_SHARDS_IN_STATUS}, the due time a filter.
-     */
-    static final String SELECT_OF_SHARDS_IN_STATUS_DUE = "SELECT " + COLUMNS + " FROM tw_instance"
-            + " WHERE shard = ANY(?) AND status = ? AND expected_trigger_time_ms <= ? AND id > ? ORDER BY id LIMIT ?";
+    static final String SELECT_WAITING_DUE = "SELECT " + COLUMNS + " FROM tw_instance"
+            + " WHERE status = 'WAITING' AND shard = ANY(?) AND expected_trigger_time_ms >= ?"
+            + " AND (expected_trigger_time_ms, id) > (?, ?) AND expected_trigger_time_ms <= ?"
+            + " ORDER BY expected_trigger_time_ms, id LIMIT ?";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_instance WHERE id = ANY(?)";

@@ -18,6 +18,7 @@ import dev.tickwheel.server.store.PurgeBatch;
 import dev.tickwheel.server.store.PurgeScope;
 import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
+import dev.tickwheel.server.store.WaitingCursor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -295,25 +296,23 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public List<Instance> findWaiting(Collection<Integer> shards, Instant dueBy, long afterId, int limit) {
+    public List<Instance> findWaiting(Collection<Integer> shards, WaitingCursor after, Instant dueBy, int limit) {
         QueryLimits.checkPageSize(limit);
+        Objects.requireNonNull(after, "after");
+        Objects.requireNonNull(dueBy, "dueBy");
         Integer[] shardArray = new TreeSet<>(shards).toArray(new Integer[0]);
-        if (shardArray.length == 0) {
+        if (shardArray.length == 0 || after.dueMs() > dueBy.toEpochMilli()) {
             return List.of();
         }
         return runner.inTransaction("find waiting instances of " + shardArray.length + " shards", connection -> {
             dialect.preferIndexOrder(connection);
-            String statement = dueBy == null ? InstanceSql.SELECT_OF_SHARDS_IN_STATUS
-                    : InstanceSql.SELECT_OF_SHARDS_IN_STATUS_DUE;
-            try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                int i = 1;
-                ps.setArray(i++, connection.createArrayOf("integer", shardArray));
-                ps.setString(i++, InstanceStatus.WAITING.name());
-                if (dueBy != null) {
-                    ps.setLong(i++, dueBy.toEpochMilli());
-                }
-                ps.setLong(i++, afterId);
-                ps.setInt(i, limit);
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_WAITING_DUE)) {
+                ps.setArray(1, connection.createArrayOf("integer", shardArray));
+                ps.setLong(2, after.dueMs());
+                ps.setLong(3, after.dueMs());
+                ps.setLong(4, after.id());
+                ps.setLong(5, dueBy.toEpochMilli());
+                ps.setInt(6, limit);
                 return readAll(ps);
             }
         });

@@ -87,7 +87,7 @@ public final class JdbcStores implements AutoCloseable {
                     .dataSource(dataSource)
                     .locations("classpath:db/migration")
                     .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE),
-                            new RunKeyColumn())
+                            new RunKeyColumn(), new WaitingDueIndex())
                     .load()
                     .migrate()
                     .migrationsExecuted;

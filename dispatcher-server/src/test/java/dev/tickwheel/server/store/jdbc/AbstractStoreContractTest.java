@@ -32,6 +32,7 @@ import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import dev.tickwheel.server.store.Shards;
+import dev.tickwheel.server.store.WaitingCursor;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleType;
 import java.sql.Connection;
@@ -443,7 +444,7 @@ abstract class AbstractStoreContractTest {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
                 () -> jobs.search(null, null, 0));
         IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
-                () -> instances.findWaiting(allShards, null, 0, 10_001));
+                () -> instances.findWaiting(allShards, WaitingCursor.FIRST, START_MS, 10_001));
         IllegalArgumentException history = assertThrows(IllegalArgumentException.class,
                 () -> instances.listLatest(InstanceFilter.ALL, Long.MAX_VALUE, 10_001));
 
@@ -541,7 +542,7 @@ abstract class AbstractStoreContractTest {
         List<NewInstance> batch = List.of(newInstance(job.id(), START), newInstance(job.id(), START.plusSeconds(2)),
                 newInstance(job.id(), START.plusSeconds(4)));
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(6), batch));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(6), batch, false));
 
         assertTrue(result.advanced());
         assertEquals(batch, result.created());
@@ -560,7 +561,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START.plusSeconds(2));
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(4),
-                List.of(newInstance(job.id(), START))));
+                List.of(newInstance(job.id(), START)), false));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(START_MS.plusSeconds(2), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -571,7 +572,7 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_slotAlreadyFilled_skipsDuplicateAndCreatesRest() {
         Job job = insertJob(START);
         NewInstance original = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2), List.of(original)));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2), List.of(original), false));
         // A rewind (say, a user edit) sets the next trigger back; the loader then re-creates the old slot.
         Job rewound = jobs.update(jobs.get(job.id()).orElseThrow().withSchedule(job.schedule(), START))
                 .orElseThrow();
@@ -579,7 +580,7 @@ abstract class AbstractStoreContractTest {
         NewInstance next = newInstance(job.id(), START.plusSeconds(2));
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), rewound.nextTriggerTime(),
-                START.plusSeconds(4), List.of(again, next)));
+                START.plusSeconds(4), List.of(again, next), false));
 
         assertTrue(result.advanced());
         assertEquals(List.of(next), result.created());
@@ -594,7 +595,7 @@ abstract class AbstractStoreContractTest {
         Job job = jobs.update(insertJob(START).withEnabled(false)).orElseThrow();
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                List.of(newInstance(job.id(), START))));
+                List.of(newInstance(job.id(), START)), false));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, listed(job.id(), null).size());
@@ -605,7 +606,7 @@ abstract class AbstractStoreContractTest {
         long ghost = nextId();
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(ghost, versionOf(ghost), START, START.plusSeconds(2),
-                List.of(newInstance(ghost, START))));
+                List.of(newInstance(ghost, START)), false));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, listed(ghost, null).size());
@@ -616,7 +617,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(null);
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9),
-                List.of()));
+                List.of(), false));
 
         assertTrue(result.advanced());
         assertEquals(START_MS.plusSeconds(9), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -627,7 +628,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
 
         assertEquals(AdvanceResult.LOST,
-                instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9), List.of())));
+                instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9), List.of(), false)));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -635,7 +636,7 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_lastInstance_setsNextTriggerToNull() {
         Job job = insertJob(START);
 
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START))));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START)), false));
 
         assertNull(jobs.get(job.id()).orElseThrow().nextTriggerTime());
         assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10, allShards).isEmpty());
@@ -648,7 +649,7 @@ abstract class AbstractStoreContractTest {
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                        List.of(newInstance(other.id(), START)))));
+                        List.of(newInstance(other.id(), START)), false)));
 
         assertTrue(e.getMessage().contains(String.valueOf(other.id())), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -659,7 +660,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
 
         assertThrows(IllegalArgumentException.class, () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
-                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START)))));
+                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START)), false)));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -672,7 +673,7 @@ abstract class AbstractStoreContractTest {
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                        List.of(fresh, clash))));
+                        List.of(fresh, clash), false)));
 
         assertTrue(e.getMessage().endsWith(" id already exists: " + existing.id()), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -700,7 +701,7 @@ abstract class AbstractStoreContractTest {
     void insertRuns_onDemandRunAtScheduledSlot_bothStored() {
         Job job = insertJob(START);
         NewInstance scheduled = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled)));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled), false));
 
         Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
 
@@ -792,7 +793,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 2_500)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
 
         Set<Long> claimed = claimIds(ids, START);
@@ -843,7 +844,7 @@ abstract class AbstractStoreContractTest {
     void retry_dispatching_returnsToWaitingAtNewTimeKeepingSlot() {
         Job job = insertJob(START);
         NewInstance slot = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot)));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot), false));
         claim(slot.id(), START);
 
         assertTrue(instances.retry(slot.id(), START.plusSeconds(30), "timeout after 5000 ms"));
@@ -1138,19 +1139,61 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
-    void findWaiting_allShards_pagesByIdWithinStatus() {
+    void findWaiting_allShards_pagesInDueThenIdOrder_onlyWaiting() {
         List<Long> waiting = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             waiting.add(instanceIn(InstanceStatus.WAITING).id());
             instanceIn(InstanceStatus.DISPATCHING);
             instanceIn(InstanceStatus.SUCCEEDED);
         }
+        Instant farFuture = START_MS.plus(Duration.ofDays(365));
 
-        List<Instance> firstWaiting = instances.findWaiting(allShards, null, 0, 3);
-        List<Instance> restWaiting = instances.findWaiting(allShards, null, firstWaiting.get(2).id(), 3);
+        List<Instance> firstWaiting = instances.findWaiting(allShards, WaitingCursor.FIRST, farFuture, 3);
+        Instance last = firstWaiting.get(2);
+        List<Instance> restWaiting = instances.findWaiting(allShards,
+                WaitingCursor.after(last.expectedTriggerTime(), last.id()), farFuture, 3);
 
         assertEquals(waiting.subList(0, 3), firstWaiting.stream().map(Instance::id).toList());
         assertEquals(waiting.subList(3, 5), restWaiting.stream().map(Instance::id).toList());
+    }
+
+    /**
+     * Due order first, then id: a walk in pages of two over instances created in an order unlike their due times,
+     * several sharing a due time, sees each once, in (due, id) order; a walk that starts after a due time sees only
+     * later ones.
+     */
+    @Test
+    void findWaiting_pagesInDueOrder_sharedDueTimesSeenOnce_dueAfterSkipsEarlier() {
+        Job job = insertJob(null);
+        long[] offsets = {30, 10, 20, 10, 40, 20, 10, 50};
+        List<Instance> created = new ArrayList<>();
+        for (long offset : offsets) {
+            created.add(instances.insertRuns(List.of(newInstance(job.id(), START_MS.plusSeconds(offset)))).get(0)
+                    .instance());
+        }
+        List<Long> expected = created.stream()
+                .sorted(java.util.Comparator.comparing(Instance::expectedTriggerTime).thenComparingLong(Instance::id))
+                .map(Instance::id).toList();
+        Instant dueBy = START_MS.plusSeconds(60);
+
+        List<Long> walked = new ArrayList<>();
+        WaitingCursor cursor = WaitingCursor.FIRST;
+        while (true) {
+            List<Instance> page = instances.findWaiting(allShards, cursor, dueBy, 2);
+            page.forEach(i -> walked.add(i.id()));
+            if (page.size() < 2) {
+                break;
+            }
+            Instance last = page.get(page.size() - 1);
+            cursor = WaitingCursor.after(last.expectedTriggerTime(), last.id());
+        }
+
+        assertEquals(expected, walked);
+        List<Instance> afterTwenty = instances.findWaiting(allShards,
+                WaitingCursor.dueAfter(START_MS.plusSeconds(20).toEpochMilli()), dueBy, 100);
+        assertEquals(expected.subList(5, 8), afterTwenty.stream().map(Instance::id).toList());
+        assertEquals(List.of(), instances.findWaiting(allShards,
+                WaitingCursor.dueAfter(dueBy.toEpochMilli()), dueBy, 100), "nothing after the bound");
     }
 
     @Test
@@ -1163,11 +1206,11 @@ abstract class AbstractStoreContractTest {
         List<Integer> asked = byShard.keySet().stream().limit(3).toList();
         List<Long> expected = asked.stream().flatMap(s -> byShard.get(s).stream()).sorted().toList();
 
-        List<Instance> found = instances.findWaiting(asked, null, 0, 100);
+        List<Instance> found = instances.findWaiting(asked, WaitingCursor.FIRST, START_MS.plusSeconds(3_600), 100);
 
         assertEquals(expected, found.stream().map(Instance::id).toList());
         assertTrue(found.stream().allMatch(i -> asked.contains(i.shard())), "shards of " + found);
-        assertEquals(List.of(), instances.findWaiting(List.of(), null, 0, 100));
+        assertEquals(List.of(), instances.findWaiting(List.of(), WaitingCursor.FIRST, START_MS, 100));
     }
 
     @Test
@@ -1178,22 +1221,23 @@ abstract class AbstractStoreContractTest {
                 .get(0).instance();
         instances.insertRuns(List.of(newInstance(job.id(), START_MS.plusSeconds(10).plusMillis(1)))).get(0).instance();
 
-        List<Instance> due = instances.findWaiting(allShards, START_MS.plusSeconds(10), 0, 100);
+        List<Instance> due = instances.findWaiting(allShards, WaitingCursor.FIRST, START_MS.plusSeconds(10), 100);
 
         assertEquals(List.of(early.id(), exactlyDue.id()), due.stream().map(Instance::id).toList());
     }
 
     @Test
-    void insert_jobsAndInstances_carryTheShardOfTheirJob() {
+    void insert_jobsAndInstances_carryTheirShards_aRunOfASpreadingJobItsOwn() {
         Job job = insertJob(START);
+        assertTrue(job.spreadsInstances(), "no maxConcurrent, not fixed-delay");
         Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
         NewInstance scheduled = newInstance(job.id(), START);
         assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), 0, START, START.plusSeconds(1),
-                List.of(scheduled))).advanced());
+                List.of(scheduled), false)).advanced());
         int shard = Shards.of(job.id(), stores.cluster().shardCount());
 
-        assertEquals(shard, onDemand.shard());
-        assertEquals(shard, instances.get(onDemand.id()).orElseThrow().shard());
+        assertEquals(Shards.of(onDemand.id(), stores.cluster().shardCount()), onDemand.shard());
+        assertEquals(onDemand.shard(), instances.get(onDemand.id()).orElseThrow().shard());
         assertEquals(shard, instances.get(scheduled.id()).orElseThrow().shard());
         assertEquals(-1, onDemand.claimNode());
         assertEquals(0, onDemand.claimEpoch());
@@ -1210,7 +1254,7 @@ abstract class AbstractStoreContractTest {
             Job job = insertJob(START);
             NewInstance instance = newInstance(job.id(), START);
             created.add(instance);
-            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance)));
+            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance), false));
         }
         Job fixedDelay = insertFixedDelayJob(true, null);
         NewInstance followUp = newInstance(fixedDelay.id(), START);
@@ -1284,7 +1328,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(read.nextTriggerTime(), updated.nextTriggerTime());
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(read.id(), read.version(),
-                START, START.plusSeconds(1), List.of(newInstance(read.id(), START))));
+                START, START.plusSeconds(1), List.of(newInstance(read.id(), START)), false));
 
         assertFalse(result.advanced());
         assertEquals(0, listed(read.id(), null).size());
@@ -1368,7 +1412,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, count)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch)).advanced());
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false)).advanced());
         return batch.stream().map(NewInstance::id).toList();
     }
 
@@ -1463,7 +1507,7 @@ abstract class AbstractStoreContractTest {
             for (Job job : raced) {
                 List<NewInstance> batch = window.stream().map(t -> newInstance(job.id(), t)).toList();
                 AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
-                        START.plusSeconds(6), batch));
+                        START.plusSeconds(6), batch, false));
                 if (result.advanced()) {
                     assertEquals(batch, result.created());
                     advances.merge(job.id(), 1, Integer::sum);
@@ -1513,7 +1557,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 300)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
         Set<Long> claimed = ConcurrentHashMap.newKeySet();
         List<JobDeletion> deletion = new CopyOnWriteArrayList<>();
