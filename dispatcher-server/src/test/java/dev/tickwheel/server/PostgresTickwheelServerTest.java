@@ -8,6 +8,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import dev.tickwheel.time.ScheduleSpec;
 import java.sql.SQLException;
@@ -52,7 +53,8 @@ class PostgresTickwheelServerTest extends AbstractTickwheelServerTest {
             overlap.retainAll(second.leases().heldShards());
             assertEquals(Set.of(), overlap, "no shard held by both");
 
-            // Jobs and runs created through the second member; whichever member owns a job's shard runs it.
+            // Jobs and runs created through the second member; whichever member owns a run's shard (its own: these
+            // jobs spread their instances) runs it.
             List<Long> runs = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 Job job = second.jobs().create(JobSpec.of("job " + i, ScheduleSpec.api(), Target.handler("count")));
@@ -60,7 +62,8 @@ class PostgresTickwheelServerTest extends AbstractTickwheelServerTest {
             }
             for (long id : runs) {
                 Instance done = awaitStatus(id, InstanceStatus.SUCCEEDED);
-                int owner = second.leases().shardOf(done.jobId());
+                int owner = done.shard();
+                assertEquals(Shards.of(done.id(), Shards.DEFAULT_COUNT), owner, "the run's own shard");
                 assertEquals(second.leases().heldShards().contains(owner) ? second.nodeId() : server.nodeId(),
                         done.claimNode(), "claimed by the owner of shard " + owner);
             }

@@ -137,7 +137,7 @@ public final class ShardOwner implements ShardListener {
      * (its write committed before its prompt was sent). Returns how many it armed.
      */
     int armAhead() {
-        Collection<Integer> held = ownership.heldShards();
+        Collection<Integer> held = recoveredShards();
         if (held.isEmpty()) {
             return 0;
         }
@@ -158,9 +158,24 @@ public final class ShardOwner implements ShardListener {
         return armUnknown(behind, WaitingCursor.dueAfter(from), until);
     }
 
+    /**
+     * The held shards whose recovery has run (it sets their horizon): a shard that has just arrived is left to its
+     * recovery, queued on this thread, which weighs its missed triggers under their misfire policy before arming
+     * anything; a pass that armed them first would fire what the policy drops.
+     */
+    private List<Integer> recoveredShards() {
+        List<Integer> recovered = new ArrayList<>();
+        for (int shard : ownership.heldShards()) {
+            if (dispatcher.horizonOf(shard) != Long.MIN_VALUE) {
+                recovered.add(shard);
+            }
+        }
+        return recovered;
+    }
+
     /** Arms every overdue waiting instance of the held shards that this member does not know. */
     void sweep() {
-        Collection<Integer> held = ownership.heldShards();
+        Collection<Integer> held = recoveredShards();
         if (held.isEmpty()) {
             return;
         }

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li><b>One loader pass</b> over the jobs of those shards (the caller's), which creates the instances of trigger
  *       times missed while nobody held them, under each job's misfire policy (see {@link InstancePlanner}).</li>
- *   <li><b>Waiting instances</b> of those shards. Each is armed for its trigger time. Scheduled first attempts older
+ *   <li><b>Waiting instances</b> of those shards due within the horizon (the shards' horizon is set first; later
+ *       instances wait in the store for the horizon pass, so a recovery reads what is due soon, not the backlog).
+ *       Each is armed for its trigger time. Scheduled first attempts older
  *       than the misfire threshold, those left from before and those the pass just created, are missed triggers of
  *       one downtime: per job they go through the {@link MisfireResolver} together, so FIRE_ONCE_NOW fires one
  *       instance for the whole downtime, SKIP none, FIRE_ALL at most its cap. The rest are cancelled. On-demand
@@ -86,11 +88,12 @@ public final class ShardRecovery {
      * weighed it against the older ones.
      */
     public Report run(Collection<Integer> shards, Runnable loaderPass) {
+        // The horizon first: what is written from now on and due within it is armed when its owner hears of it. Set
+        // even if what follows fails: the periodic passes then take these shards as recovered (see ShardOwner).
+        Instant until = clock.instant().plus(horizon);
+        dispatcher.extendHorizon(shards, until);
         loaderPass.run();
         Instant now = clock.instant();
-        // The horizon first: what is written from now on and due within it is armed when its owner hears of it.
-        Instant until = now.plus(horizon);
-        dispatcher.extendHorizon(shards, until);
         int rearmed = 0;
         Map<Long, List<Instance>> missedByJob = new HashMap<>();
         WaitingCursor after = WaitingCursor.FIRST;
