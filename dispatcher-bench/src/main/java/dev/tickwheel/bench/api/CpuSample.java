@@ -56,7 +56,7 @@ record CpuSample(long nanoTime, long serverCpuNanos, long clientCpuNanos, long m
     /** A sample now, of the server process {@code serverPid}. */
     static CpuSample take(long serverPid) {
         long[] machine = machineTicks();
-        return new CpuSample(System.nanoTime(), processCpuNanos(serverPid), jvmCpuNanos(), machine[0], machine[1]);
+        return new CpuSample(System.nanoTime(), dev.tickwheel.bench.ProcessCpu.nanos(serverPid), jvmCpuNanos(), machine[0], machine[1]);
     }
 
     /** What was used between this sample and {@code later}. */
@@ -73,19 +73,6 @@ record CpuSample(long nanoTime, long serverCpuNanos, long clientCpuNanos, long m
         double busyPercent = machineTotalTicks < 0 || totalTicks <= 0 ? -1
                 : 100.0 * (later.machineBusyTicks - machineBusyTicks) / totalTicks;
         return new CpuUse(serverCores, clientCores, busyPercent);
-    }
-
-    /** The CPU time (user + system) process {@code pid} has used so far, in nanoseconds; -1 if unknown. */
-    static long processCpuNanos(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            // "pid (comm) state ppid ...": comm may hold spaces, so count fields after its closing parenthesis;
-            // there, field 0 is the state (field 3 of proc(5)), so utime (14) and stime (15) are 11 and 12
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" +");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
     }
 
     private static long jvmCpuNanos() {

@@ -129,13 +129,15 @@ public final class ClusterReport {
         String label = runs.isEmpty() ? "statements" : runs.get(0).activity().statementsLabel();
         s.append(header("members", "dispatch/s (rows)", "received/s", "late p50 / p99 / max ms",
                 label + "/instance (db-wide)", "net of background", "rows inserted / updated per instance",
-                "index scans/instance", "claims by node", "spread after s", "load at end"));
+                "index scans/instance", "WAL bytes/instance", "member CPU ms/1000", "claims by node",
+                "spread after s", "load at end"));
         for (ThroughputRun.Outcome o : runs) {
             s.append(row(o.nodes() + (o.disturbance() != null ? " (disturbed)" : ""), fmt(o.store().dispatchPerSec()), fmt(o.receivedPerSec()),
                     o.store().latenessP50Ms() + " / " + o.store().latenessP99Ms() + " / " + o.store().latenessMaxMs(),
                     fmt2(o.statementsPerInstance()), fmt2(o.statementsPerInstanceNetOfBackground()),
                     fmt2(o.perInstance("inserted")) + " / " + fmt2(o.perInstance("updated")),
-                    fmt2(o.perInstance("idxScans")), o.claimsByNode().toString(),
+                    fmt2(o.perInstance("idxScans")), fmt(o.perInstance("walBytes")),
+                    fmt(o.memberCpuMsPerThousand()), o.claimsByNode().toString(),
                     o.spreadAfterMs() < 0 ? "late" : seconds(o.spreadAfterMs()), shortLoad(o.loadAtEnd())));
         }
         s.append('\n');
@@ -164,7 +166,12 @@ public final class ClusterReport {
                     .append("/s); rows updated per instance ")
                     .append(Summary.of(values(list, o -> o.perInstance("updated"))).format("%.2f"))
                     .append(", index scans per instance ")
-                    .append(Summary.of(values(list, o -> o.perInstance("idxScans"))).format("%.2f")).append('\n');
+                    .append(Summary.of(values(list, o -> o.perInstance("idxScans"))).format("%.2f"))
+                    .append(", WAL bytes per instance ")
+                    .append(Summary.of(values(list, o -> o.perInstance("walBytes"))).format("%,.0f"))
+                    .append(", members' CPU per 1 000 instances ")
+                    .append(Summary.of(values(list, ThroughputRun.Outcome::memberCpuMsPerThousand)).format("%,.0f"))
+                    .append(" ms\n");
         });
         if (medians.size() > 1) {
             int smallest = medians.keySet().iterator().next();

@@ -139,10 +139,6 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
             throw new IllegalArgumentException("instances (" + instances + ") must be a multiple of instanceJobs ("
                     + instanceJobs + ")");
         }
-        if (spreadMs < instances / instanceJobs) {
-            throw new IllegalArgumentException("spreadMs (" + spreadMs + ") must give each of a job's "
-                    + instances / instanceJobs + " instances its own millisecond");
-        }
         for (int n : throughputNodes) {
             positive("throughput node count", n);
         }

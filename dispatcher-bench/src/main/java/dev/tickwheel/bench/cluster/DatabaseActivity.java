@@ -33,8 +33,8 @@ import java.util.Map;
  * @param statementsCounted true if {@code statements} comes from pg_stat_statements, false if it is transactions
  * @param statements        see above (database-wide)
  * @param schemaCounters    the schema's counters by name: {@code inserted}, {@code updated}, {@code deleted},
- *                          {@code idxScans}, {@code seqScans}, and the database-wide {@code dbRowsReturned},
- *                          {@code dbRowsFetched}
+ *                          {@code idxScans}, {@code seqScans}, the database-wide {@code dbRowsReturned},
+ *                          {@code dbRowsFetched}, and the server-wide {@code walBytes} (WAL written)
  */
 public record DatabaseActivity(boolean statementsCounted, long statements, Map<String, Long> schemaCounters) {
 
@@ -74,6 +74,10 @@ public record DatabaseActivity(boolean statementsCounted, long statements, Map<S
                     }
                 } else {
                     statements = -1;
+                }
+                try (ResultSet rs = s.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
+                    rs.next();
+                    counters.put("walBytes", rs.getLong(1)); // the whole server's, like the transactions
                 }
                 try (ResultSet rs = s.executeQuery("SELECT xact_commit + xact_rollback, tup_returned, tup_fetched"
                         + " FROM pg_stat_database WHERE datname = current_database()")) {

@@ -1,6 +1,7 @@
 package dev.tickwheel.bench.cluster;
 
 import dev.tickwheel.bench.Machine;
+import dev.tickwheel.bench.ProcessCpu;
 import dev.tickwheel.bench.e2e.ApiJobInstances;
 import dev.tickwheel.bench.e2e.BenchDatabase;
 import dev.tickwheel.bench.e2e.EndToEndRun;
@@ -61,6 +62,7 @@ public final class ThroughputRun {
      * @param lost                 instances never delivered
      * @param duplicateKeys        arrivals beyond the first of a key
      * @param claimsByNode         node id → instances whose (last) claim it made
+     * @param memberCpuNanos       CPU time the members used over their whole life (start-up and JIT included)
      * @param spreadAfterMs        from the members' start to the shards being spread; -1 if they were not before the
      *                             first instance was due
      * @param loadAtStart          the load average at the start
@@ -71,7 +73,8 @@ public final class ThroughputRun {
      */
     public record Outcome(int nodes, RunResult store, double receivedPerSec, DatabaseActivity activity,
                           long activityWindowMs, double backgroundPerSec, long dispatched, long lost,
-                          long duplicateKeys, Map<Integer, Long> claimsByNode, long spreadAfterMs, String loadAtStart,
+                          long duplicateKeys, Map<Integer, Long> claimsByNode, long memberCpuNanos,
+                          long spreadAfterMs, String loadAtStart,
                           String loadAtEnd, String disturbance, List<String> violations) {
 
         public boolean passed() {
@@ -87,6 +90,11 @@ public final class ThroughputRun {
         public double statementsPerInstanceNetOfBackground() {
             double others = backgroundPerSec * activityWindowMs / 1000.0;
             return (activity.statements() - others) / Math.max(1, dispatched);
+        }
+
+        /** The members' CPU milliseconds per 1 000 dispatched instances. */
+        public double memberCpuMsPerThousand() {
+            return memberCpuNanos / 1e6 / Math.max(1, dispatched) * 1_000;
         }
 
         /** A counter of the run's schema per dispatched instance. */
@@ -130,6 +138,7 @@ public final class ThroughputRun {
                     + " %s%n", nodes, database, s.instances(), firstDueMs - System.currentTimeMillis(), logDir);
 
             long spreadAfterMs;
+            long memberCpuNanos = 0;
             try (ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.MEMBER_FLAGS, url, s.serverArgs(),
                     logDir)) {
                 long startNanos = System.nanoTime();
@@ -137,6 +146,9 @@ public final class ThroughputRun {
                 spreadAfterMs = awaitSpreadBefore(cluster, firstDueMs, startNanos, violations);
                 awaitDelivered(receiver, cluster, s, firstDueMs, violations);
                 cluster.requireNoneDied();
+                for (Member member : cluster.running()) {
+                    memberCpuNanos += Math.max(0, ProcessCpu.nanos(member.process().pid()));
+                }
                 cluster.terminateAll();
             }
             Thread.sleep(STATS_FLUSH_WAIT_MS);
@@ -164,8 +176,8 @@ public final class ThroughputRun {
                 violations.add(store.notSucceeded() + " instances not SUCCEEDED in one attempt");
             }
             return new Outcome(nodes, store, receivedPerSec(receiver), activity, windowMs, backgroundPerSec,
-                    dispatched, check.lost(), check.duplicateKeys(), claimsByNode, spreadAfterMs, loadAtStart,
-                    Machine.loadAverage(), disturbance, violations);
+                    dispatched, check.lost(), check.duplicateKeys(), claimsByNode, memberCpuNanos, spreadAfterMs,
+                    loadAtStart, Machine.loadAverage(), disturbance, violations);
         }
     }
 

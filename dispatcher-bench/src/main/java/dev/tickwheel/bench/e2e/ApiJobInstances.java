@@ -2,14 +2,13 @@ package dev.tickwheel.bench.e2e;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
-import dev.tickwheel.server.store.AdvanceResult;
-import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleSpec;
@@ -23,25 +22,24 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Benchmark fixture: {@code jobs} on-demand (API-scheduled) jobs, no retries, each with {@code perJob} WAITING
- * instances, all due within {@code [now + firstDueMs, now + firstDueMs + spreadMs)}: job {@code j}'s instance
- * {@code i} at {@code now + firstDueMs + i * s + j * s / jobs}, where {@code s = spreadMs / perJob} (at least 1 ms:
- * a job's instances need distinct schedule slots). The servers' recovery arms them when they start (or take the
- * shards over).
+ * Benchmark fixture: {@code jobs} on-demand (API-scheduled) jobs, no retries, each with {@code perJob} WAITING runs,
+ * all due within {@code [now + firstDueMs, now + firstDueMs + spreadMs)}, evenly and interleaved: job {@code j}'s run
+ * {@code i} at {@code now + firstDueMs + (i * jobs + j) * spreadMs / (jobs * perJob)}. The runs are written as the
+ * API writes them ({@link dev.tickwheel.server.store.InstanceStore#insertRuns}), so the store places them as it
+ * places runs: each on its own shard unless the job keeps one owner (a {@code maxConcurrent}). The servers' recovery
+ * arms them when they start (or take the shards over).
  *
- * <p>Worked example: 1 000 jobs × 100 instances over 2 000 ms gives {@code s = 20}: job 0 fires at +0, +20, +40 ...
- * ms, job 500 at +10, +30, ... ms; 50 instances are due every millisecond. One job × 10 000 over 10 000 ms is one
- * instance per millisecond.
+ * <p>Worked example: 1 000 jobs × 100 runs over 2 000 ms: 50 runs are due every millisecond, job 0's every 20 ms.
+ * One job × 100 000 over 2 000 ms: 50 runs of the one job every millisecond.
  *
- * <p>Setup, not measured: jobs and instances are written with trigger times a day ahead (in transactions of
- * {@value #JOBS_PER_TRANSACTION} jobs' instances), then one {@code UPDATE} moves the instances to be relative to the
- * clock's now. Start the servers right after {@link #insert}.
+ * <p>Setup, not measured: jobs and runs are written with trigger times a day ahead (in transactions of
+ * {@value #RUNS_PER_TRANSACTION} runs), then one {@code UPDATE} moves them to be relative to the clock's now. Start the servers right after {@link #insert}.
  *
  * <p>Stateless.
  */
 public final class ApiJobInstances {
 
-    private static final int JOBS_PER_TRANSACTION = 50;
+    private static final int RUNS_PER_TRANSACTION = 5_000;
     /** Node id of the fixture's Snowflake IDs: the highest, which no server leases before the 1 023 below it. */
     private static final int FIXTURE_NODE_ID = SnowflakeIdGenerator.MAX_NODE_ID;
 
@@ -54,11 +52,10 @@ public final class ApiJobInstances {
      */
     public static long insert(JdbcStores stores, String namePrefix, int jobs, int perJob, Target target,
                               DeliveryPolicy delivery, long firstDueMs, long spreadMs, Clock clock) {
-        if (jobs < 1 || perJob < 1 || firstDueMs < 0 || spreadMs < perJob) {
-            throw new IllegalArgumentException("jobs and perJob must be positive, firstDueMs not negative and spreadMs"
-                    + " at least perJob: " + jobs + ", " + perJob + ", " + firstDueMs + ", " + spreadMs);
+        if (jobs < 1 || perJob < 1 || firstDueMs < 0 || spreadMs < 1) {
+            throw new IllegalArgumentException("jobs, perJob and spreadMs must be positive and firstDueMs not"
+                    + " negative: " + jobs + ", " + perJob + ", " + spreadMs + ", " + firstDueMs);
         }
-        long spacingMs = spreadMs / perJob;
         long farAheadMs = clock.millis() + TimeUnit.DAYS.toMillis(1);
         SnowflakeIdGenerator ids = new SnowflakeIdGenerator(FIXTURE_NODE_ID, clock);
         List<NewJob> newJobs = new ArrayList<>(jobs);
@@ -67,30 +64,37 @@ public final class ApiJobInstances {
                     null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, delivery, JobOperations.DEFAULT, null));
         }
         List<Job> inserted = stores.jobs().insertAll(newJobs);
-        List<JobAdvance> batch = new ArrayList<>(JOBS_PER_TRANSACTION);
+        long total = (long) jobs * perJob;
+        List<NewInstance> batch = new ArrayList<>(RUNS_PER_TRANSACTION);
         int created = 0;
-        for (int j = 0; j < inserted.size(); j++) {
-            Job job = inserted.get(j);
-            long offsetMs = j * spacingMs / jobs;
-            List<NewInstance> instances = new ArrayList<>(perJob);
-            for (int i = 0; i < perJob; i++) {
-                instances.add(new NewInstance(ids.nextId(), job.id(),
-                        Instant.ofEpochMilli(farAheadMs + firstDueMs + i * spacingMs + offsetMs), null));
-            }
-            batch.add(new JobAdvance(job.id(), job.version(), null, null, instances, false));
-            if (batch.size() == JOBS_PER_TRANSACTION || j == inserted.size() - 1) {
-                for (AdvanceResult result : stores.instances().createInstancesAndAdvanceJobs(batch)) {
-                    created += result.created().size();
+        for (int i = 0; i < perJob; i++) {
+            for (int j = 0; j < inserted.size(); j++) {
+                long dueMs = farAheadMs + firstDueMs + ((long) i * jobs + j) * spreadMs / total;
+                batch.add(new NewInstance(ids.nextId(), inserted.get(j).id(), Instant.ofEpochMilli(dueMs), null));
+                if (batch.size() == RUNS_PER_TRANSACTION) {
+                    created += written(stores, batch);
                 }
-                batch.clear();
             }
         }
+        created += written(stores, batch);
         if (created != jobs * perJob) {
             throw new IllegalStateException("fixture created " + created + " of " + jobs * perJob + " instances");
         }
         long nowMs = clock.millis();
         shiftTriggers(stores, farAheadMs, farAheadMs - nowMs);
         return nowMs;
+    }
+
+    /** Writes the batch's runs, empties it; how many the store created. */
+    private static int written(JdbcStores stores, List<NewInstance> batch) {
+        int created = 0;
+        if (!batch.isEmpty()) {
+            for (RunWrite write : stores.instances().insertRuns(batch)) {
+                created += write.outcome() == RunWrite.Outcome.CREATED ? 1 : 0;
+            }
+            batch.clear();
+        }
+        return created;
     }
 
     /** Moves the instances written a day ahead (and only those) {@code shiftMs} earlier. */
