@@ -99,6 +99,24 @@ public final class PeriodicTaskScheduler implements AutoCloseable {
         });
     }
 
+    /**
+     * Runs {@code task} once after {@code delay}, on the same threads as the periodic tasks, as {@link #runOnce} does.
+     *
+     * @throws RejectedExecutionException if the scheduler is closed
+     */
+    public void runOnceAfter(String name, Runnable task, Duration delay) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(task, "task");
+        requireNotNegative("delay", delay);
+        executor.schedule(() -> {
+            try {
+                task.run();
+            } catch (Throwable failure) {
+                failureListener.accept(name, failure);
+            }
+        }, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** The counters of one task, if a task of that name was ever scheduled here. */
     public Optional<PeriodicTaskStats> stats(String name) {
         return Optional.ofNullable(tasks.get(name)).map(GuardedPeriodicTask::stats);

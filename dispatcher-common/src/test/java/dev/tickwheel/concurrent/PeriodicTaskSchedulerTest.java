@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,6 +92,36 @@ class PeriodicTaskSchedulerTest {
             assertTrue(onceRuns.await(AWAIT_SECONDS, TimeUnit.SECONDS));
             assertTrue(brokenReported.await(AWAIT_SECONDS, TimeUnit.SECONDS), "the one-off failure was reported");
             assertEquals(0, overlaps.get());
+        }
+    }
+
+    @Test
+    void runOnceAfter_runsOnceNotBeforeItsDelay_reportsItsFailure_negativeDelayRefused() throws InterruptedException {
+        CountDownLatch brokenReported = new CountDownLatch(1);
+        try (PeriodicTaskScheduler single = new PeriodicTaskScheduler("loader", 1, (name, t) -> {
+            if (name.equals("broken")) {
+                brokenReported.countDown();
+            }
+        }, Duration.ofSeconds(5))) {
+            CountDownLatch ran = new CountDownLatch(1);
+            AtomicInteger runs = new AtomicInteger();
+            long askedAt = System.nanoTime();
+            AtomicLong ranAfterNanos = new AtomicLong();
+            single.runOnceAfter("settle", () -> {
+                ranAfterNanos.set(System.nanoTime() - askedAt);
+                runs.incrementAndGet();
+                ran.countDown();
+            }, Duration.ofMillis(30));
+            single.runOnceAfter("broken", () -> {
+                throw new IllegalStateException("boom");
+            }, Duration.ZERO);
+            assertTrue(ran.await(AWAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(brokenReported.await(AWAIT_SECONDS, TimeUnit.SECONDS), "the delayed failure was reported");
+            // The executor's own promise (never before the delay), not a timing measurement of this machine.
+            assertTrue(ranAfterNanos.get() >= TimeUnit.MILLISECONDS.toNanos(30), ranAfterNanos.get() + " ns");
+            assertEquals(1, runs.get());
+            assertThrows(IllegalArgumentException.class,
+                    () -> single.runOnceAfter("negative", () -> { }, Duration.ofMillis(-1)));
         }
     }
 

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * job's timeout plus a margin: the old call can no longer be running, and delivering again cannot overlap it. On a
  * store only one process can open (H2) the old owner is known to be gone, and claims are settled at once.
  *
- * <p>Not thread-safe: runs on the loader thread (after each recovery and each loader pass).
+ * <p>Not thread-safe: runs on the loader thread (after each recovery and each loader pass, and when the first claim
+ * a pass left waiting can be settled, see {@link Report#nextInMs()}).
  */
 public final class ForeignClaimSettler {
 
@@ -46,8 +47,11 @@ public final class ForeignClaimSettler {
     private final boolean previousOwnersGone;
     private final DispatchListener listener;
 
-    /** What one pass did. {@code waiting}: foreign claims whose old calls may still run; settled by a later pass. */
-    public record Report(int released, int interrupted, int waiting) {
+    /**
+     * What one pass did. {@code waiting}: foreign claims whose old calls may still run, to be settled by a later pass;
+     * {@code nextInMs}: how long (by the database's clock) until the first of them can be, or -1 if none waits.
+     */
+    public record Report(int released, int interrupted, int waiting, long nextInMs) {
     }
 
     /**
@@ -70,6 +74,7 @@ public final class ForeignClaimSettler {
         int released = 0;
         int interrupted = 0;
         int waiting = 0;
+        long nextInMs = -1;
         long after = 0;
         while (true) {
             List<ForeignClaim> page = instances.findForeignClaims(after, PAGE);
@@ -81,6 +86,8 @@ public final class ForeignClaimSettler {
                         || claim.dbNowMs() >= claim.leaseAcquiredAtMs() + timeout.plus(MARGIN).toMillis();
                 if (!oldCallOver) {
                     waiting++;
+                    long inMs = claim.leaseAcquiredAtMs() + timeout.plus(MARGIN).toMillis() - claim.dbNowMs();
+                    nextInMs = nextInMs < 0 ? inMs : Math.min(nextInMs, inMs);
                     continue;
                 }
                 boolean atMostOnce = job.isPresent()
@@ -108,6 +115,6 @@ public final class ForeignClaimSettler {
             log.info("claims left by another owner: {} to be made again (same attempt), {} AT_MOST_ONCE calls"
                     + " interrupted, {} still waiting for their old calls' deadlines", released, interrupted, waiting);
         }
-        return new Report(released, interrupted, waiting);
+        return new Report(released, interrupted, waiting, nextInMs);
     }
 }

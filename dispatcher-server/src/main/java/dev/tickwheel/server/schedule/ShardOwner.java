@@ -52,6 +52,8 @@ public final class ShardOwner implements ShardListener {
 
     private static final Logger log = LoggerFactory.getLogger(ShardOwner.class);
     private static final int SWEEP_PAGE = 1_000;
+    /** Added to the wait for a foreign claim's deadline: the database's clock and this member's may tick apart. */
+    private static final Duration SETTLE_SLACK = Duration.ofMillis(100);
 
     private final ShardOwnership ownership;
     private final JobStore jobs;
@@ -67,6 +69,8 @@ public final class ShardOwner implements ShardListener {
     private final Clock clock;
     private final Duration horizon;
     private final Runnable onEvicted;
+    /** A follow-up settle is queued on the loader thread; read and written on the loader thread only. */
+    private boolean settleScheduled;
 
     public ShardOwner(ShardOwnership ownership, JobStore jobs, InstanceStore instances, JobCatalog catalog,
                       InstanceDispatcher dispatcher, InstanceLoader loader, ShardRecovery recovery,
@@ -97,7 +101,7 @@ public final class ShardOwner implements ShardListener {
                 ownership.heldShards().size());
         onLoaderThread("recovery", () -> {
             recovery.run(arrived, () -> loader.createDue(arrived));
-            settler.settle();
+            settleForeignClaims();
         });
     }
 
@@ -126,8 +130,30 @@ public final class ShardOwner implements ShardListener {
     public void periodicPass() {
         loader.loadDue();
         armAhead();
-        settler.settle();
+        settleForeignClaims();
         sweep();
+    }
+
+    /**
+     * Settles the foreign claims whose old calls are over; if some still wait for their calls' deadlines, settles
+     * again as soon as the first can be, rather than at the next loader period: the calls a dead member's crash cut
+     * are made again about the job's timeout after the take-over, not up to a loader period later. One such
+     * follow-up at a time. Loader thread.
+     */
+    private void settleForeignClaims() {
+        ForeignClaimSettler.Report report = settler.settle();
+        if (report.waiting() > 0 && !settleScheduled) {
+            settleScheduled = true;
+            Duration in = Duration.ofMillis(Math.max(0, report.nextInMs())).plus(SETTLE_SLACK);
+            try {
+                loaderThread.runOnceAfter("settle foreign claims", () -> {
+                    settleScheduled = false;
+                    settleForeignClaims();
+                }, in);
+            } catch (RejectedExecutionException closing) {
+                settleScheduled = false;
+            }
+        }
     }
 
     /**
