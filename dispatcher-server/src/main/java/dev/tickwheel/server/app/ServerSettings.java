@@ -20,13 +20,15 @@ import java.util.OptionalInt;
  * @param leaseRenew     shard lease renewal interval
  * @param loaderPeriod   loader period
  * @param loadWindow     loader look-ahead
+ * @param storeTimeout   the longest an API caller waits on the store before its 503
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
  * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
-                             Duration loaderPeriod, Duration loadWindow, DispatchSettings dispatch, boolean demo,
+                             Duration loaderPeriod, Duration loadWindow, Duration storeTimeout,
+                             DispatchSettings dispatch, boolean demo,
                              RetentionPurge.Settings retention, AlertSettings alerts) {
 
     public ServerSettings {
@@ -37,6 +39,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(leaseRenew, "leaseRenew");
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
+        Objects.requireNonNull(storeTimeout, "storeTimeout");
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
@@ -46,7 +49,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
     public TickwheelServer.Builder engineBuilder() {
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
-                .retention(retention);
+                .storeTimeout(storeTimeout).retention(retention);
         nodeId.ifPresent(builder::nodeId);
         builder.alerts(alerts);
         return dispatch.applyTo(builder);
@@ -59,7 +62,8 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .redactedJdbcUrl() + " node-id=" + (nodeId.isPresent() ? nodeId.getAsInt() : "leased")
                 + " lease-ttl-ms=" + leaseTtl.toMillis() + " lease-renew-ms=" + leaseRenew.toMillis()
                 + " loader-period-ms=" + loaderPeriod.toMillis()
-                + " load-window-ms=" + loadWindow.toMillis() + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
+                + " load-window-ms=" + loadWindow.toMillis() + " store-timeout-ms=" + storeTimeout.toMillis()
+                + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="

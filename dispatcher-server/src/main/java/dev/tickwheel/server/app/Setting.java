@@ -30,6 +30,9 @@ public enum Setting {
             "how often the loader creates due instances"),
     LOAD_WINDOW_MS("load-window-ms", Long.toString(TickwheelServer.DEFAULT_LOAD_WINDOW.toMillis()),
             "how far ahead the loader creates instances; must exceed the loader period"),
+    STORE_TIMEOUT_MS("store-timeout-ms", Long.toString(TickwheelServer.DEFAULT_STORE_TIMEOUT.toMillis()),
+            "the longest an API call waits on the store (a pooled connection, its commit, each answer), at least 250;"
+            + " past it the call answers 503 store_unavailable"),
     CALL_TIMEOUT_MS("call-timeout-ms", Long.toString(DispatchSettings.DEFAULTS.callTimeout().toMillis()),
             "whole-call deadline (connect, request, response headers and body) of jobs that set no timeoutMs"),
     MAX_CALLS_IN_FLIGHT("max-calls-in-flight", Integer.toString(DispatchSettings.DEFAULTS.maxCallsInFlight()),
