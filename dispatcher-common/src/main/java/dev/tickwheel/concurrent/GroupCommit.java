@@ -33,6 +33,10 @@ import java.util.function.Function;
  * <p>Thread-safe: {@link #submit} from any thread; {@code writer} runs on the writer threads, concurrently with itself
  * when there are several.
  *
+ * <p>Giving up: a caller that stops waiting cancels its future ({@code future.cancel(false)}). An item whose future is
+ * already complete when a writer takes it is dropped unwritten; one taken before may still commit, so a caller that
+ * gave up cannot tell whether its item was written.
+ *
  * <p>Caveats: the queue is unbounded; callers bound it by waiting on their futures (one item in flight per caller
  * thread). Items still queued at {@link #close} are failed with an {@link IllegalStateException}; an item being
  * written when the wait runs out may still commit after its future failed.
@@ -115,7 +119,7 @@ public final class GroupCommit<I, R> implements AutoCloseable {
             for (Pending<I, R> pending : taken) {
                 if (pending == STOP) {
                     stops++;
-                } else {
+                } else if (!pending.result().isDone()) { // done: its caller gave up (cancelled); write nothing
                     batch.add(pending);
                 }
             }

@@ -124,6 +124,37 @@ class GroupCommitTest {
         }
     }
 
+    /**
+     * A caller that gave up while its item was still queued (the writer busy with an earlier batch) cancelled its
+     * future: the item is never written, and the items queued with it are.
+     */
+    @Test
+    void submit_callerCancelledWhileQueued_itemIsNotWritten() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-cancel", 1, 10, items -> {
+            entered.countDown();
+            awaitUninterruptibly(release);
+            written.addAll(items);
+            return items;
+        });
+        try {
+            CompletableFuture<Integer> first = commits.submit(1);
+            assertTrue(entered.await(BOUND_SECONDS, TimeUnit.SECONDS), "the writer never took the first item");
+            CompletableFuture<Integer> abandoned = commits.submit(2);
+            CompletableFuture<Integer> kept = commits.submit(3);
+            assertTrue(abandoned.cancel(false));
+            release.countDown();
+
+            assertEquals(1, first.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            assertEquals(3, kept.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            assertEquals(List.of(1, 3), written, "the cancelled item was dropped, its neighbour written");
+        } finally {
+            commits.close();
+        }
+    }
+
     @Test
     void submit_afterClose_failsAtOnce() {
         GroupCommit<Integer, Integer> commits = new GroupCommit<>("group-commit-closed", 2, 10, items -> items);

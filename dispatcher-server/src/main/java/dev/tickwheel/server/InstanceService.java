@@ -15,6 +15,7 @@ import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -39,6 +40,8 @@ public final class InstanceService implements AutoCloseable {
     private final JobStore jobs;
     private final ShardOwner owner;
     private final Clock clock;
+    /** The longest a single cancel waits for its group commit. */
+    private final Duration storeTimeout;
     /** Single cancels from many threads, written together; see {@link GroupCommit}. */
     private final GroupCommit<CancelTarget, CancelResult> cancelCommits;
 
@@ -46,11 +49,12 @@ public final class InstanceService implements AutoCloseable {
     private record CancelTarget(long instanceId, long jobId, String key) {
     }
 
-    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock) {
+    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock, Duration storeTimeout) {
         this.instances = instances;
         this.jobs = jobs;
         this.owner = owner;
         this.clock = clock;
+        this.storeTimeout = storeTimeout;
         this.cancelCommits = new GroupCommit<>("cancel-commit", CANCEL_COMMIT_WRITERS, MAX_CANCELS_PER_CALL,
                 this::cancelTargets);
     }
@@ -61,10 +65,13 @@ public final class InstanceService implements AutoCloseable {
      * cancelled instance is never dispatched, even if its timer fires in the same millisecond: the claim would lose.
      * Concurrent calls share transactions (group commit); a CANCELLED answer is committed. The result carries the
      * status the instance was seen in.
+     *
+     * @throws dev.tickwheel.server.store.StoreException if the store failed, or did not commit within the store
+     *                                                   timeout (the cancel may yet commit; repeating it is safe)
      */
     public CancelResult cancel(long instanceId) {
         CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(instanceId, 0, null)),
-                "cancel of instance " + instanceId);
+                "cancel of instance " + instanceId, storeTimeout);
         if (result.outcome() == CancelOutcome.CANCELLED) {
             owner.cancelled(instanceId);
         }
@@ -78,7 +85,7 @@ public final class InstanceService implements AutoCloseable {
      */
     public Optional<CancelResult> cancelByKey(long jobId, String key) {
         CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(0, jobId, key)),
-                "cancel of run " + key + " of job " + jobId);
+                "cancel of run " + key + " of job " + jobId, storeTimeout);
         if (result.outcome() == CancelOutcome.UNKNOWN) {
             return Optional.empty();
         }

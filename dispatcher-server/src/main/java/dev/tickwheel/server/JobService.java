@@ -14,12 +14,14 @@ import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.time.FixedDelaySchedule;
 import dev.tickwheel.time.OneShotSchedule;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.TimeExpression;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +51,8 @@ public final class JobService implements AutoCloseable {
     private final TimeExpressionParser parser;
     private final SnowflakeIdGenerator ids;
     private final Clock clock;
+    /** The longest {@link #run(long, RunSpec)} waits for its group commit. */
+    private final Duration storeTimeout;
     /**
      * Single runs from many threads, written together: each {@link #run(long, RunSpec)} waits for the transaction its
      * run went into, so a returned run is committed. See {@link GroupCommit}.
@@ -56,13 +60,14 @@ public final class JobService implements AutoCloseable {
     private final GroupCommit<NewInstance, RunWrite> runCommits;
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
-               SnowflakeIdGenerator ids, Clock clock) {
+               SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout) {
         this.jobs = jobs;
         this.instances = instances;
         this.owner = owner;
         this.parser = parser;
         this.ids = ids;
         this.clock = clock;
+        this.storeTimeout = storeTimeout;
         this.runCommits = new GroupCommit<>("run-commit", RUN_COMMIT_WRITERS, MAX_RUNS_PER_CALL,
                 instances::insertRuns);
     }
@@ -182,13 +187,16 @@ public final class JobService implements AutoCloseable {
      * instance. Concurrent calls share transactions (group commit); when this returns, the run is committed and armed
      * (here, or by its shard's owner, prompted).
      *
+     * @throws StoreException           if the store failed, or did not commit the run within the store timeout: the
+     *                                  run may or may not have been written; repeat the call with the same key to
+     *                                  find out (the owner's sweep arms a run written after its caller gave up)
      * @throws NoSuchElementException   if the job does not exist (nothing is written)
      * @throws IllegalArgumentException if {@code at} is too far ahead (nothing is written)
      */
     public RunWrite run(long jobId, RunSpec spec) {
         Objects.requireNonNull(spec, "spec");
         NewInstance run = new NewInstance(ids.nextId(), jobId, spec.dueAt(clock.instant()), spec.params(), spec.key());
-        RunWrite written = Committed.await(runCommits.submit(run), "run of job " + jobId);
+        RunWrite written = Committed.await(runCommits.submit(run), "run of job " + jobId, storeTimeout);
         if (written.outcome() == RunWrite.Outcome.NO_JOB) {
             throw noJob(jobId);
         }

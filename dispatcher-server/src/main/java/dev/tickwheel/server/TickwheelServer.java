@@ -39,6 +39,7 @@ import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.server.store.jdbc.SingleServerLock;
+import dev.tickwheel.server.store.jdbc.StoreProbe;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import dev.tickwheel.time.MisfireResolver;
 import dev.tickwheel.time.TimeExpressionParser;
@@ -84,6 +85,13 @@ public final class TickwheelServer implements AutoCloseable {
     /** How long {@link #close()} lets calls in flight end before it stops anyway. */
     public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(10);
     /**
+     * The longest an API caller waits on the store: for a pooled connection, for its group commit, for the database's
+     * answer to one read. Past it the call fails with a {@link dev.tickwheel.server.store.StoreException} (503).
+     */
+    public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(2);
+    /** The shortest store timeout: HikariCP refuses connection timeouts below 250 ms. */
+    public static final Duration MIN_STORE_TIMEOUT = Duration.ofMillis(250);
+    /**
      * Threads of the in-process handler pool: the most synchronous handler calls in flight. 64: a handler's slot is
      * taken before its claim, so the pool's size also bounds how many handler calls one claim statement carries;
      * handlers are usually I/O-bound; an idle thread costs little.
@@ -127,6 +135,8 @@ public final class TickwheelServer implements AutoCloseable {
     private WebhookTransport alertTransport;
     private Alerter alerter;
     private JdbcStores stores;
+    /** Whether the database answers, for health; checked on its own thread. */
+    private StoreProbe storeProbe;
     private InstanceTimeWheelService wheel;
     private InstanceDispatcher dispatcher;
     private PeriodicTaskScheduler loaderThread;
@@ -150,8 +160,9 @@ public final class TickwheelServer implements AutoCloseable {
                          Duration leaseRenewInterval, Duration loaderPeriod,
                          Duration loadWindow, Duration armHorizon, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
-                         Map<String, JobHandler> handlers, Map<String, AsyncJobHandler> asyncHandlers,
-                         DispatchListener listener, Consumer<InstanceTimeWheelService.Builder> wheelSettings,
+                         Duration storeTimeout, Map<String, JobHandler> handlers,
+                         Map<String, AsyncJobHandler> asyncHandlers, DispatchListener listener,
+                         Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
                          AlertSettings alerts, AlertListener alertListener) {
 
@@ -191,9 +202,12 @@ public final class TickwheelServer implements AutoCloseable {
         }
         try {
             JdbcStoreConfig.Builder storeBuilder = JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl())
-                    .clock(config.clock());
+                    .clock(config.clock()).connectionTimeout(config.storeTimeout())
+                    .callerNetworkTimeout(config.storeTimeout());
             config.storeSettings().accept(storeBuilder);
             stores = JdbcStores.open(storeBuilder.build());
+            storeProbe = stores.probe(StoreProbe.DEFAULT_ANSWER_BOUND, StoreProbe.DEFAULT_STALE_AFTER)
+                    .start(StoreProbe.DEFAULT_INTERVAL);
             cluster = stores.cluster();
             if (cluster.singleProcess()) {
                 serverLock = stores.lockForServer(); // H2: one server per store, and it says so
@@ -269,12 +283,16 @@ public final class TickwheelServer implements AutoCloseable {
                     new ForeignClaimSettler(instances, catalog, dispatcher, config.callTimeout(),
                             cluster.singleProcess(), listener),
                     bus, arming, loaderThread, config.clock(), config.armHorizon(), this::closeAfterEviction);
-            jobService = new JobService(jobs, instances, owner, parser, ids, config.clock());
-            instanceService = new InstanceService(instances, jobs, owner, config.clock());
+            // The services answer API callers: their stores' reads, pool waits and group commits wait at most the
+            // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
+            jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
+                    config.clock(), config.storeTimeout());
+            instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
+                    config.storeTimeout());
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
-                    + " (<= {} per host, {} handler threads), call deadline {}", stores.redactedUrl(), nodeId,
-                    cluster.shardCount(), config.maxCallsInFlight(), config.maxCallsPerHost(),
-                    config.handlerThreads(), config.callTimeout());
+                    + " (<= {} per host, {} handler threads), call deadline {}, store timeout {}",
+                    stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),
+                    config.maxCallsPerHost(), config.handlerThreads(), config.callTimeout(), config.storeTimeout());
             log.info("failure alerts: {}", config.alerts());
             return this;
         } catch (RuntimeException | Error e) {
@@ -445,18 +463,15 @@ public final class TickwheelServer implements AutoCloseable {
         return names;
     }
 
-    /** Whether the store answers a trivial query. */
+    /**
+     * Whether the store answered the store probe's last check ({@link StoreProbe}: {@code SELECT 1} every 250 ms on a
+     * connection of its own, each answer awaited 500 ms at most, and the pool holding a connection). Never waits for
+     * the database.
+     */
     public boolean storeHealthy() {
         Lifecycle now = state.get();
-        if (now != Lifecycle.OPEN && now != Lifecycle.RUNNING) {
-            return false;
-        }
-        try (java.sql.Connection connection = stores.dataSource().getConnection()) {
-            return connection.isValid(2);
-        } catch (java.sql.SQLException | RuntimeException e) {
-            log.warn("store health check failed: {}", e.toString());
-            return false;
-        }
+        StoreProbe probe = storeProbe;
+        return (now == Lifecycle.OPEN || now == Lifecycle.RUNNING) && probe != null && probe.up();
     }
 
     private void requireStarted() {
@@ -533,6 +548,9 @@ public final class TickwheelServer implements AutoCloseable {
         if (serverLock != null) {
             serverLock.close();
         }
+        if (storeProbe != null) {
+            storeProbe.close(); // before the store: an embedded H2 database closes with its last connection
+        }
         if (stores != null) {
             stores.close();
         }
@@ -560,6 +578,7 @@ public final class TickwheelServer implements AutoCloseable {
         private int maxCallsPerHost = InstanceDispatcher.DEFAULT_MAX_CALLS_PER_HOST;
         private int handlerThreads = DEFAULT_HANDLER_THREADS;
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+        private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
         private final Map<String, JobHandler> handlers = new HashMap<>();
         private final Map<String, AsyncJobHandler> asyncHandlers = new HashMap<>();
         private DispatchListener listener = DispatchListener.NONE;
@@ -658,6 +677,23 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The longest an API caller ({@link JobService}, {@link InstanceService}) waits on the store, at least 250 ms:
+         * for a pooled connection (the pool's connection timeout, for the engine's work too), for its run's or
+         * cancel's group commit, and for the database's answer to each read of its statements. Past it the call
+         * throws a {@link dev.tickwheel.server.store.StoreException} (HTTP 503 {@code store_unavailable}); a write may
+         * or may not have been made. Default {@link #DEFAULT_STORE_TIMEOUT}.
+         */
+        public Builder storeTimeout(Duration timeout) {
+            positive("storeTimeout", timeout);
+            if (timeout.compareTo(MIN_STORE_TIMEOUT) < 0 || timeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("storeTimeout must be " + MIN_STORE_TIMEOUT.toMillis() + ".."
+                        + Integer.MAX_VALUE + " ms: " + timeout);
+            }
+            this.storeTimeout = timeout;
+            return this;
+        }
+
         /** Calls in flight on this server, at most (webhooks and handlers together). */
         public Builder maxCallsInFlight(int calls) {
             this.maxCallsInFlight = range("maxCallsInFlight", calls, 1, 1_000_000);
@@ -727,7 +763,10 @@ public final class TickwheelServer implements AutoCloseable {
             return this;
         }
 
-        /** Adjusts the store (pool metrics, for one) before it is opened; the URL and clock are set already. */
+        /**
+         * Adjusts the store (pool metrics, for one) before it is opened; the URL, the clock and the store timeout's
+         * connection and network timeouts are set already (what this sets wins).
+         */
         public Builder storeSettings(Consumer<JdbcStoreConfig.Builder> settings) {
             this.storeSettings = Objects.requireNonNull(settings, "storeSettings");
             return this;
@@ -775,8 +814,8 @@ public final class TickwheelServer implements AutoCloseable {
             return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
-                    stopTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings, retention, alerts,
-                    alertListener));
+                    stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
+                    retention, alerts, alertListener));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -21,6 +21,7 @@ import java.util.OptionalInt;
  * @param loaderPeriod   loader period
  * @param loadWindow     loader look-ahead
  * @param armHorizon     how far ahead waiting instances are armed in memory
+ * @param storeTimeout   the longest an API caller waits on the store before its 503
  * @param dispatch       call deadline and bulkheads
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
@@ -28,6 +29,7 @@ import java.util.OptionalInt;
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
+                             Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
                              RetentionPurge.Settings retention, AlertSettings alerts) {
 
@@ -40,6 +42,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(loaderPeriod, "loaderPeriod");
         Objects.requireNonNull(loadWindow, "loadWindow");
         Objects.requireNonNull(armHorizon, "armHorizon");
+        Objects.requireNonNull(storeTimeout, "storeTimeout");
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
@@ -49,8 +52,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
     public TickwheelServer.Builder engineBuilder() {
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
-                .armHorizon(armHorizon)
-                .retention(retention);
+                .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention);
         nodeId.ifPresent(builder::nodeId);
         builder.alerts(alerts);
         return dispatch.applyTo(builder);
@@ -64,6 +66,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " lease-ttl-ms=" + leaseTtl.toMillis() + " lease-renew-ms=" + leaseRenew.toMillis()
                 + " loader-period-ms=" + loaderPeriod.toMillis()
                 + " load-window-ms=" + loadWindow.toMillis() + " arm-horizon-ms=" + armHorizon.toMillis()
+                + " store-timeout-ms=" + storeTimeout.toMillis()
                 + " call-timeout-ms=" + dispatch.callTimeout().toMillis()
                 + " max-calls-in-flight=" + dispatch.maxCallsInFlight() + " max-calls-per-host="
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()

@@ -33,6 +33,9 @@ public enum Setting {
     ARM_HORIZON_MS("arm-horizon-ms", Long.toString(TickwheelServer.DEFAULT_ARM_HORIZON.toMillis()),
             "how far ahead waiting instances are armed in memory; later ones wait in the store and are armed as they"
                     + " come near (at least twice the loader period)"),
+    STORE_TIMEOUT_MS("store-timeout-ms", Long.toString(TickwheelServer.DEFAULT_STORE_TIMEOUT.toMillis()),
+            "the longest an API call waits on the store (a pooled connection, its commit, each answer), at least 250;"
+            + " past it the call answers 503 store_unavailable"),
     CALL_TIMEOUT_MS("call-timeout-ms", Long.toString(DispatchSettings.DEFAULTS.callTimeout().toMillis()),
             "whole-call deadline (connect, request, response headers and body) of jobs that set no timeoutMs"),
     MAX_CALLS_IN_FLIGHT("max-calls-in-flight", Integer.toString(DispatchSettings.DEFAULTS.maxCallsInFlight()),

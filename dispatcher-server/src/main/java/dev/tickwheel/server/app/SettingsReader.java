@@ -109,6 +109,8 @@ public final class SettingsReader {
                     Duration.ofMillis(number(values, sources, Setting.LOADER_PERIOD_MS)),
                     Duration.ofMillis(number(values, sources, Setting.LOAD_WINDOW_MS)),
                     Duration.ofMillis(number(values, sources, Setting.ARM_HORIZON_MS)),
+                    Duration.ofMillis(inRange(values, sources, Setting.STORE_TIMEOUT_MS,
+                            TickwheelServer.MIN_STORE_TIMEOUT.toMillis(), Integer.MAX_VALUE)),
                     new DispatchSettings(Duration.ofMillis(number(values, sources, Setting.CALL_TIMEOUT_MS)),
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),

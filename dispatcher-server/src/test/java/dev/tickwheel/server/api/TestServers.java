@@ -1,5 +1,6 @@
 package dev.tickwheel.server.api;
 
+import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.app.ServerSettings;
 import dev.tickwheel.server.app.TickwheelApplication;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
@@ -19,7 +20,9 @@ final class TestServers {
     static TickwheelApplication start(Path dir, String token, boolean demo, AlertSettings alerts) {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, token, demo), jdbcUrl,
-                java.util.OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofMinutes(2), dev.tickwheel.server.app.DispatchSettings.DEFAULTS, demo,
+                java.util.OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15),
+                Duration.ofSeconds(30), Duration.ofMinutes(2), TickwheelServer.DEFAULT_STORE_TIMEOUT,
+                dev.tickwheel.server.app.DispatchSettings.DEFAULTS, demo,
                 dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, alerts));
     }
 }

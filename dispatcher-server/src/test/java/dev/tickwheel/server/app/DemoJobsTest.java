@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.JobSpec;
+import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
@@ -62,7 +63,8 @@ class DemoJobsTest {
         String jdbcUrl = "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath();
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, null, demo), jdbcUrl,
                 OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15),
-                Duration.ofSeconds(30), Duration.ofMinutes(2), DispatchSettings.DEFAULTS, demo,
+                Duration.ofSeconds(30), Duration.ofMinutes(2), TickwheelServer.DEFAULT_STORE_TIMEOUT,
+                DispatchSettings.DEFAULTS, demo,
                 dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS,
                 dev.tickwheel.server.dispatch.alert.AlertSettings.DEFAULTS));
     }

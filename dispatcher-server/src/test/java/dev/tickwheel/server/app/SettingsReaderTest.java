@@ -127,6 +127,29 @@ class SettingsReaderTest {
     }
 
     @Test
+    void read_storeTimeout_defaultThenEnvironmentThenFlag_reachesTheEngine() {
+        ServerSettings defaults = reader.read(List.of(), Map.of()).orElseThrow();
+        assertEquals(TickwheelServer.DEFAULT_STORE_TIMEOUT, defaults.storeTimeout());
+        assertEquals(2_000, defaults.storeTimeout().toMillis());
+
+        ServerSettings env = reader.read(List.of(), Map.of("TICKWHEEL_STORE_TIMEOUT_MS", "750")).orElseThrow();
+        assertEquals(750, env.storeTimeout().toMillis());
+        ServerSettings flag = reader.read(List.of("--store-timeout-ms", "5000"),
+                Map.of("TICKWHEEL_STORE_TIMEOUT_MS", "750")).orElseThrow();
+        assertEquals(5_000, flag.storeTimeout().toMillis());
+        assertEquals(flag.storeTimeout(), flag.engineBuilder().build().config().storeTimeout());
+        assertTrue(flag.describe().contains("store-timeout-ms=5000"), flag.describe());
+    }
+
+    @Test
+    void read_storeTimeoutBelowThePoolsMinimum_namesTheSettingTheValueAndItsSource() {
+        var e = assertThrows(SettingsReader.InvalidSettingException.class,
+                () -> reader.read(List.of("--store-timeout-ms", "249"), Map.of()));
+        assertTrue(e.getMessage().startsWith("store-timeout-ms must be in 250.."), e.getMessage());
+        assertTrue(e.getMessage().contains("got 249 (from --store-timeout-ms)"), e.getMessage());
+    }
+
+    @Test
     void read_alertSettings_defaultsThenFlagsAndEnvironment() {
         assertEquals(AlertSettings.DEFAULTS, reader.read(List.of(), Map.of()).orElseThrow().alerts());
 

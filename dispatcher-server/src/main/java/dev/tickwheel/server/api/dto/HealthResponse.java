@@ -6,8 +6,9 @@ package dev.tickwheel.server.api.dto;
  * <p>Immutable.
  *
  * @param status          UP if the store answers and the wheels run, else DOWN
- * @param store           UP or DOWN: a pooled connection passed the JDBC validity check
- *                        ({@code Connection.isValid}) within 2 s
+ * @param store           UP or DOWN: at the store probe's last check (every 250 ms, on a connection of its own) the
+ *                        database answered {@code SELECT 1} within 500 ms and the pool held a connection; read, not
+ *                        asked for this request, so health answers at once during an outage
  * @param wheels          UP or DOWN: the timing wheels accept and fire timers
  * @param pendingTimers   instances armed in the wheels
  * @param loaderRuns      loader passes since start

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param password          database password, or null to take it from the URL
  * @param maxPoolSize       most pooled connections, 1..200
  * @param connectionTimeout longest wait for a pooled connection before a call fails
+ * @param callerNetworkTimeout
+ *                          longest wait for the database's answer to one read of a statement run for an API caller
+ *                          ({@link JdbcStores#callerJobs()}, {@link JdbcStores#callerInstances()}), or zero for none
  * @param poolName          name of the pool and prefix of its threads
  * @param clock             stamps createdAt/updatedAt
  * @param session           the member's session, its fence token (see
@@ -30,14 +33,16 @@ import java.util.Objects;
  *                          pending, acquire time), or null (the default) for none
  */
 public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
-        Duration connectionTimeout, String poolName, Clock clock, long session, Clock leaseClock,
-        MeterRegistry meterRegistry) {
+        Duration connectionTimeout, Duration callerNetworkTimeout, String poolName, Clock clock, long session,
+        Clock leaseClock, MeterRegistry meterRegistry) {
 
     /** The embedded default: an H2 database file under {@code ./data}. */
     public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
     /** Enough for a loader, recovery and a busy dispatch executor on a small machine. */
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+    /** None: a caller's statement waits as long as the database takes, unless the server sets its store timeout. */
+    public static final Duration DEFAULT_CALLER_NETWORK_TIMEOUT = Duration.ZERO;
     public static final String DEFAULT_POOL_NAME = "tickwheel-store";
 
     public JdbcStoreConfig {
@@ -49,6 +54,11 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         // HikariCP refuses connection timeouts below 250 ms.
         if (connectionTimeout.toMillis() < 250) {
             throw new IllegalArgumentException("connectionTimeout must be at least 250 ms: " + connectionTimeout);
+        }
+        Objects.requireNonNull(callerNetworkTimeout, "callerNetworkTimeout");
+        if (callerNetworkTimeout.isNegative() || callerNetworkTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("callerNetworkTimeout must be 0.." + Integer.MAX_VALUE + " ms: "
+                    + callerNetworkTimeout);
         }
         if (poolName == null || poolName.isBlank()) {
             throw new IllegalArgumentException("poolName must not be blank: " + poolName);
@@ -94,6 +104,7 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         private String password;
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Duration callerNetworkTimeout = DEFAULT_CALLER_NETWORK_TIMEOUT;
         private String poolName = DEFAULT_POOL_NAME;
         private Clock clock = Clock.systemUTC();
         private long session;
@@ -132,6 +143,12 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             return this;
         }
 
+        /** Longest wait for the database's answer to a read of an API caller's statement; zero for none. */
+        public Builder callerNetworkTimeout(Duration value) {
+            this.callerNetworkTimeout = Objects.requireNonNull(value, "callerNetworkTimeout");
+            return this;
+        }
+
         public Builder poolName(String value) {
             this.poolName = value;
             return this;
@@ -165,8 +182,8 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         }
 
         public JdbcStoreConfig build() {
-            return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout, poolName, clock,
-                    session, leaseClock, meterRegistry);
+            return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout,
+                    callerNetworkTimeout, poolName, clock, session, leaseClock, meterRegistry);
         }
     }
 }

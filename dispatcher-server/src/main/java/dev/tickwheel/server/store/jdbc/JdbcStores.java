@@ -1,15 +1,20 @@
 package dev.tickwheel.server.store.jdbc;
 
+import com.google.common.base.Ticker;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Properties;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.slf4j.Logger;
@@ -21,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@link RunKeyColumn}),
  * reads the store's shard count, and hands out the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore}
  * over that pool, all three acting as one cluster member: one session, the fence token of every claim and settle.
- * {@link #close()} closes the pool.
+ * The job and instance stores come twice: the engine's, and the callers' ({@link #callerJobs()},
+ * {@link #callerInstances()}), whose reads wait at most {@link JdbcStoreConfig#callerNetworkTimeout()} for the
+ * database. {@link #probe()} builds the health check's {@link StoreProbe}. {@link #close()} closes the pool.
  *
  * <pre>{@code
  * try (JdbcStores stores = JdbcStores.open(JdbcStoreConfig.DEFAULT_JDBC_URL)) {
@@ -43,19 +50,26 @@ public final class JdbcStores implements AutoCloseable {
     private final SqlDialect dialect;
     private final JobStore jobs;
     private final InstanceStore instances;
+    private final JobStore callerJobs;
+    private final InstanceStore callerInstances;
     private final ClusterStore cluster;
     private final String redactedUrl;
+    private final JdbcStoreConfig config;
 
     private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config, int shardCount,
                        long session) {
         this.dataSource = dataSource;
         this.redactedUrl = config.redactedJdbcUrl();
         this.dialect = dialect;
-        TransactionRunner runner = new TransactionRunner(dataSource);
+        this.config = config;
+        TransactionRunner runner = new TransactionRunner(dataSource, Duration.ZERO);
+        TransactionRunner callerRunner = new TransactionRunner(dataSource, config.callerNetworkTimeout());
         DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
+        Fence fence = new Fence(session, leaseClock);
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
-        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount,
-                new Fence(session, leaseClock));
+        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence);
+        this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
+        this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence);
         // H2 is single-process: its file lock admits one process (an in-memory database, one JVM). Caveat: two
         // processes on one H2 TCP server are kept apart only by SingleServerLock; each join would end the other.
         this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
@@ -96,9 +110,10 @@ public final class JdbcStores implements AutoCloseable {
                 shardCount = readShardCount(connection);
             }
             long session = config.sessionForOpen();
-            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={}, migrationsApplied={},"
-                    + " shards={}, session={}{}", dialect.name(), config.redactedJdbcUrl(), config.maxPoolSize(),
-                    config.connectionTimeout(), applied, shardCount, session,
+            log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={},"
+                    + " callerNetworkTimeout={}, migrationsApplied={}, shards={}, session={}{}", dialect.name(),
+                    config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
+                    config.callerNetworkTimeout(), applied, shardCount, session,
                     config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
             return new JdbcStores(dataSource, dialect, config, shardCount, session);
         } catch (SQLException e) {
@@ -113,7 +128,7 @@ public final class JdbcStores implements AutoCloseable {
 
     private static HikariConfig hikariConfig(JdbcStoreConfig config) {
         HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(closedByServerUrl(durableUrl(config.jdbcUrl())));
+        hikari.setJdbcUrl(connectionUrl(config.jdbcUrl()));
         if (config.username() != null) {
             hikari.setUsername(config.username());
         }
@@ -142,6 +157,47 @@ public final class JdbcStores implements AutoCloseable {
     /** The instance store over this pool. */
     public InstanceStore instances() {
         return instances;
+    }
+
+    /** The job store for API callers: its reads wait at most {@link JdbcStoreConfig#callerNetworkTimeout()}. */
+    public JobStore callerJobs() {
+        return callerJobs;
+    }
+
+    /** The instance store for API callers: its reads wait at most {@link JdbcStoreConfig#callerNetworkTimeout()}. */
+    public InstanceStore callerInstances() {
+        return callerInstances;
+    }
+
+    /**
+     * A health check of this database on a connection of its own (not the pool's), and of the pool's connection count,
+     * not yet started: see {@link StoreProbe}. Its connection is opened with the store's URL and credentials; on
+     * PostgreSQL the connect is bounded by the driver's login timeout ({@code answerBound}; the TCP connect alone by
+     * at least 1 s, the driver's unit).
+     */
+    public StoreProbe probe(Duration answerBound, Duration staleAfter) {
+        String url = connectionUrl(config.jdbcUrl());
+        Properties properties = new Properties();
+        if (config.username() != null) {
+            properties.setProperty("user", config.username());
+        }
+        if (config.password() != null) {
+            properties.setProperty("password", config.password());
+        }
+        if (dialect instanceof PostgresDialect) {
+            // pgjdbc: loginTimeout in (fractional) seconds bounds the whole connect; connectTimeout whole seconds.
+            properties.setProperty("loginTimeout", Double.toString(answerBound.toMillis() / 1000.0));
+            properties.setProperty("connectTimeout", Long.toString(Math.max(1, answerBound.toSeconds())));
+            properties.setProperty("ApplicationName", "tickwheel-store-probe");
+        }
+        return new StoreProbe(() -> DriverManager.getConnection(url, properties), this::poolHasConnections,
+                answerBound, staleAfter, Ticker.systemTicker());
+    }
+
+    /** Whether the pool holds a connection now, in use or idle (HikariCP's own count; never waits). */
+    private boolean poolHasConnections() {
+        HikariPoolMXBean pool = dataSource.getHikariPoolMXBean();
+        return pool != null && pool.getTotalConnections() > 0;
     }
 
     /** This member's view of cluster membership and shard leases. */
@@ -217,6 +273,11 @@ public final class JdbcStores implements AutoCloseable {
             }
         }
         return java.util.Optional.empty();
+    }
+
+    /** The URL the pool (and the probe) connect with: {@link #durableUrl} and {@link #closedByServerUrl} applied. */
+    private static String connectionUrl(String jdbcUrl) {
+        return closedByServerUrl(durableUrl(jdbcUrl));
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -16,9 +17,16 @@ import javax.sql.DataSource;
  * store operation decides what to do from what it reads inside the attempt. Any other {@link SQLException} is
  * wrapped in a {@link StoreException}; a {@link RuntimeException} thrown by the work rolls back and propagates as is.
  *
+ * <p>A runner with a network timeout sets it on each connection it borrows ({@link Connection#setNetworkTimeout}; the
+ * pool restores the default when the connection comes back): a read that waits longer for the database (a server
+ * that vanished without closing the socket) fails the call, and the driver drops the connection. The server's stores
+ * for API callers use one (the store timeout); the engine's own work does not, so that a slow statement of the loader
+ * or a claim is never cut halfway with its commit in doubt.
+ *
  * <p>Thread-safe: each call uses its own connection.
  *
- * <p>Caveats: work must not keep the connection or statements beyond the call.
+ * <p>Caveats: work must not keep the connection or statements beyond the call. The network timeout bounds each read,
+ * not the whole call; H2 (embedded, no network) ignores it.
  */
 final class TransactionRunner {
 
@@ -32,9 +40,19 @@ final class TransactionRunner {
     private static final Set<String> TRANSIENT_SQL_STATES = Set.of("40001", "40P01", "55P03", "HYT00");
 
     private final DataSource dataSource;
+    /** Milliseconds a read may wait for the database on this runner's connections; 0: the pool's default (none). */
+    private final int networkTimeoutMs;
 
-    TransactionRunner(DataSource dataSource) {
+    /**
+     * @param networkTimeout the longest any read waits for the database, or {@link Duration#ZERO} for no bound
+     */
+    TransactionRunner(DataSource dataSource, Duration networkTimeout) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        if (networkTimeout.isNegative() || networkTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("networkTimeout must be 0.." + Integer.MAX_VALUE + " ms: "
+                    + networkTimeout);
+        }
+        this.networkTimeoutMs = (int) networkTimeout.toMillis();
     }
 
     /** Runs {@code work} in one transaction: commits if it returns, rolls back if it throws. */
@@ -64,6 +82,9 @@ final class TransactionRunner {
     private <T> T runOnce(boolean transactional, SqlWork<T> work) throws SQLException {
         // HikariCP restores auto-commit when the connection goes back to the pool.
         try (Connection connection = dataSource.getConnection()) {
+            if (networkTimeoutMs > 0) {
+                connection.setNetworkTimeout(Runnable::run, networkTimeoutMs); // the drivers ignore the executor
+            }
             if (!transactional) {
                 return work.run(connection);
             }
