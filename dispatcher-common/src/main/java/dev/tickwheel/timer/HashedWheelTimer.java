@@ -484,11 +484,14 @@ public final class HashedWheelTimer implements Timer {
 
     /** @return whether the executor took the timeout; if not, it is still waiting and the caller defers it */
     private boolean submit(WheelTimeout timeout) {
+        // Counted before the hand-off, taken back if refused: whoever sees the task's effects (it may run and finish
+        // before execute returns) also sees it counted, so the stats never show as pending a task that has run.
+        expired++;
         try {
             executor.execute(timeout);
-            expired++;
             return true;
         } catch (RejectedExecutionException e) {
+            expired--;
             saturatedThisPass = true;
             return false;
         } catch (Throwable t) {
@@ -497,9 +500,9 @@ public final class HashedWheelTimer implements Timer {
             // executor started it before throwing.
             taskFailed(timeout, t);
             if (timeout.isStarted()) {
-                expired++;
                 return true;
             }
+            expired--;
             saturatedThisPass = true;
             return false;
         } finally {

@@ -53,7 +53,7 @@ class DemoJobsTest {
     void statusLine_ofAStartedServer_readsTheEngineWithoutTheStore() {
         try (TickwheelApplication app = start(true)) {
             StatusLine line = StatusLine.of(app.engine());
-            // the demo's on-demand job has a run due in 120 s: armed in the coarse wheel for a minute at least
+            // the demo's on-demand job has a run due in 90 s: armed in the coarse wheel for half a minute at least
             assertTrue(line.coarsePending() >= 1, line.format());
             assertTrue(line.wheelPending() >= 1, line.format());
         }
