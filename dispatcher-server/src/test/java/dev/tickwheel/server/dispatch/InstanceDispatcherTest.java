@@ -18,6 +18,7 @@ import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
@@ -106,6 +107,9 @@ class InstanceDispatcherTest {
                         ended.add(instance.id() + " " + status + " " + error);
                     }
                 }, (job, instance, at) -> completed.add(instance.id()), serverLimit, Duration.ofSeconds(7));
+        // What a recovery does for the shards it arrives with: everything these tests arm is due within it.
+        dispatcher.extendHorizon(java.util.stream.IntStream.range(0, Shards.DEFAULT_COUNT).boxed().toList(),
+                NOW.plus(Duration.ofDays(1)));
     }
 
     /** {@code real}, except that its method {@code method} throws while {@code left} counts down above zero. */
