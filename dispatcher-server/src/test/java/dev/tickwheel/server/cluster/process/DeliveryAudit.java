@@ -1,5 +1,7 @@
 package dev.tickwheel.server.cluster.process;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
 import dev.tickwheel.server.cluster.process.LedgerReceiver.ShardEpoch;
 import dev.tickwheel.server.cluster.process.RunStream.CancelAnswer;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Holds what the target received (the {@link LedgerReceiver}) against what the store ended with and what the test
@@ -234,6 +237,28 @@ final class DeliveryAudit {
             }
         }
         return problems;
+    }
+
+    /**
+     * The guarantees every process test's audit checks, as assertions for {@code assertAll}: each created instance
+     * stored, nothing delivered that is not stored, nothing lost, one key per instance, each (shard, epoch) one
+     * node's and never a fenced one's, the ledger agreeing with the lease table ({@code holders}), the store's claim
+     * naming the last delivery, and each instance on its own shard.
+     */
+    List<Executable> guarantees(Map<ShardEpoch, Set<Integer>> holders) {
+        return List.of(
+                () -> assertTrue(notInStore().isEmpty(), () -> "created but not stored: " + show(notInStore())),
+                () -> assertTrue(phantoms().isEmpty(), () -> "delivered but not stored: " + show(phantoms())),
+                () -> assertTrue(lost().isEmpty(), () -> "lost: " + show(lost())),
+                () -> assertTrue(keyProblems().isEmpty(), () -> "not one key per instance: " + show(keyProblems())),
+                () -> assertTrue(sharedEpochs().isEmpty(), () -> "one epoch, several nodes: " + show(sharedEpochs())),
+                () -> assertTrue(epochRegressions().isEmpty(), () -> "delivered from a fenced epoch: "
+                        + show(epochRegressions())),
+                () -> assertTrue(leaseDisagreements(holders).isEmpty(), () -> "ledger vs leases: "
+                        + show(leaseDisagreements(holders))),
+                () -> assertTrue(claimMismatches().isEmpty(), () -> "store's claim vs last delivery: "
+                        + show(claimMismatches())),
+                () -> assertTrue(shardMismatches().isEmpty(), () -> "instance shard: " + show(shardMismatches())));
     }
 
     /**
