@@ -227,6 +227,46 @@ class RetentionPurgeTest {
         assertTrue(instances.get(theirShortRow).isPresent(), "its job's pass is its shard owner's");
     }
 
+    /**
+     * A job that spreads its instances and sets its own retention: its pass belongs to the owner of the job's shard
+     * and deletes its rows in every shard; the default pass of the members holding those shards leaves them alone
+     * (the job's retention, not the default, applies to them).
+     */
+    @Test
+    void run_jobPassOfASpreadJob_isItsShardOwners_deletesItsRowsInEveryShard() {
+        Job spread = insertJob(1, DeliveryPolicy.DEFAULT);
+        Instant old = T0.minus(Duration.ofDays(3));
+        List<Long> rows = new ArrayList<>();
+        Set<Integer> rowShards = new TreeSet<>();
+        for (int i = 0; i < 20; i++) {
+            long id = succeededAt(spread, old.plusSeconds(i));
+            rows.add(id);
+            rowShards.add(instances.get(id).orElseThrow().shard());
+        }
+        assertTrue(rowShards.size() > 10, "the rows are spread: " + rowShards);
+        clock.set(T0);
+        ShardOwnership jobOwner = holding(Set.of(shardOf(spread)));
+        Set<Integer> others = new TreeSet<>(rowShards);
+        others.remove(shardOf(spread));
+        ShardOwnership rowOwners = holding(others);
+
+        purge(DEFAULTS, rowOwners).run();
+        assertEquals(rows.size(), rows.stream().filter(id -> instances.get(id).isPresent()).count(),
+                "not the default pass's: the job keeps its rows 1 day, they are 3 days old, yet the default is 7");
+        assertEquals(rows.size(), purge(DEFAULTS, jobOwner).run());
+
+        assertEquals(0, rows.stream().filter(id -> instances.get(id).isPresent()).count());
+    }
+
+    private ShardOwnership holding(Set<Integer> shards) {
+        ShardOwnership ownership = mock(ShardOwnership.class);
+        when(ownership.heldShards()).thenReturn(shards);
+        when(ownership.shardCount()).thenReturn(stores.cluster().shardCount());
+        when(ownership.shardOf(anyLong())).thenAnswer(call -> Shards.of(call.getArgument(0),
+                stores.cluster().shardCount()));
+        return ownership;
+    }
+
     @Test
     void run_everyShardHeld_asksForNoShardFilter_noShardHeld_touchesNothing() {
         InstanceStore store = mock(InstanceStore.class);
@@ -272,9 +312,15 @@ class RetentionPurgeTest {
         return new RetentionPurge(instances, jobs, ownership, settings, clock, ticker);
     }
 
+    /** A job whose instances stay on its shard (a {@code maxConcurrent} no test reaches). */
     private Job insertJob(Integer retentionDays) {
+        return insertJob(retentionDays, new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0,
+                DeliveryPolicy.MAX_CONCURRENT, DeliveryPolicy.OverLimit.WAIT));
+    }
+
+    private Job insertJob(Integer retentionDays, DeliveryPolicy delivery) {
         return jobs.insert(new NewJob(jobIds.incrementAndGet(), "job", ScheduleSpec.api(), Target.handler("noop"),
-                null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                null, true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, delivery,
                 new JobOperations(retentionDays, null, null), null));
     }
 

@@ -69,8 +69,11 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
     void memberAHoldsTheShardOfAJob() {
         a = member();
         assertEquals(NODE_A, a.cluster().join(OptionalInt.of(NODE_A), "a", TTL));
+        // A job with a maxConcurrent (never reached) keeps its instances on its shard: the one fenced here.
         job = a.jobs().insert(new NewJob(ids.incrementAndGet(), "fenced", ScheduleSpec.api(), Target.handler("h"),
-                null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, null));
+                null, true, MisfirePolicy.SKIP, RetryPolicy.NONE, new DeliveryPolicy(
+                DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, DeliveryPolicy.MAX_CONCURRENT,
+                DeliveryPolicy.OverLimit.WAIT), JobOperations.DEFAULT, null));
         shard = Shards.of(job.id(), a.cluster().shardCount());
         assertEquals(Map.of(shard, 1L), a.cluster().acquire(List.of(shard), TTL));
     }

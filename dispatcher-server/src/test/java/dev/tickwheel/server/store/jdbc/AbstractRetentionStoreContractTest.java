@@ -261,10 +261,17 @@ abstract class AbstractRetentionStoreContractTest {
 
     // ---------------------------------------------------------------- fixtures
 
+    /**
+     * A job whose instances stay on its shard (a {@code maxConcurrent} no test reaches), so that "the shard of a
+     * job's rows" is one shard; spread instances are the same rows in other shards, filtered the same way.
+     */
+    private static final DeliveryPolicy ONE_OWNER = new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0,
+                DeliveryPolicy.MAX_CONCURRENT, DeliveryPolicy.OverLimit.WAIT);
+
     private Job insertJob(Integer retentionDays) {
         clock.set(NOW);
         return jobs.insert(new NewJob(jobIds.incrementAndGet(), "job", ScheduleSpec.api(), Target.handler("noop"), null,
-                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                true, MisfirePolicy.FIRE_ONCE_NOW, RetryPolicy.NONE, ONE_OWNER,
                 new JobOperations(retentionDays, null, null), null));
     }
 
