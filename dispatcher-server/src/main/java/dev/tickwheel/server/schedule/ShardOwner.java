@@ -181,7 +181,8 @@ public final class ShardOwner implements ShardListener {
             return 0;
         }
         dispatcher.extendHorizon(behind, until);
-        return armUnknown(behind, WaitingCursor.dueAfter(from), until);
+        // Due beyond the last horizon, so not yet fired: whether this member knows one is all there is to check.
+        return armUnknown(behind, WaitingCursor.dueAfter(from), until, false);
     }
 
     /**
@@ -205,7 +206,7 @@ public final class ShardOwner implements ShardListener {
         if (held.isEmpty()) {
             return;
         }
-        int armed = armUnknown(held, WaitingCursor.FIRST, clock.instant());
+        int armed = armUnknown(held, WaitingCursor.FIRST, clock.instant(), true);
         if (armed > 0) {
             log.info("sweep armed {} overdue waiting instance(s) nobody had armed", armed);
         }
@@ -214,14 +215,17 @@ public final class ShardOwner implements ShardListener {
     /**
      * Arms the waiting instances of {@code shards} after {@code from} and due by {@code dueBy} that this member does
      * not know; returns how many it armed.
+     *
+     * @param recheck read each row again before arming it: for rows already due, which their own timers may have
+     *                fired and claimed since the page was read
      */
-    private int armUnknown(Collection<Integer> shards, WaitingCursor from, Instant dueBy) {
+    private int armUnknown(Collection<Integer> shards, WaitingCursor from, Instant dueBy, boolean recheck) {
         int armed = 0;
         WaitingCursor after = from;
         while (true) {
             List<Instance> page = instances.findWaiting(shards, after, dueBy, SWEEP_PAGE);
             for (Instance instance : page) {
-                if (!dispatcher.isKnown(instance.id()) && stillWaiting(instance.id())
+                if (!dispatcher.isKnown(instance.id()) && (!recheck || stillWaiting(instance.id()))
                         && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
                         instance.expectedTriggerTime())) {
                     armed++;
@@ -240,7 +244,7 @@ public final class ShardOwner implements ShardListener {
         int shard = ownership.shardOf(jobId);
         if (ownership.holds(shard)) {
             int armed = armUnknown(List.of(shard), WaitingCursor.FIRST,
-                    Instant.ofEpochMilli(dispatcher.horizonOf(shard)));
+                    Instant.ofEpochMilli(dispatcher.horizonOf(shard)), true);
             log.info("job {} now needs one owner; {} of its waiting instance(s) moved to shard {} and armed here",
                     jobId, armed, shard);
         }
