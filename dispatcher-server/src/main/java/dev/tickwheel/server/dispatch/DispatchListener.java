@@ -10,7 +10,7 @@ import java.time.Instant;
 /**
  * Told about each dispatch outcome: the metrics, and the failure alerts
  * ({@code dev.tickwheel.server.dispatch.alert.Alerter}). Each event is told once, by the member that wrote it to the
- * store (the owner of the job's shard), after the write. Methods are called on the engine's own threads (the outcome
+ * store (the owner of the instance's shard), after the write. Methods are called on the engine's own threads (the outcome
  * thread, the loader thread): they must be quick, must not block and must not throw.
  *
  * <p>Implementations are thread-safe.

@@ -27,7 +27,8 @@ import java.util.Objects;
  *                             (null otherwise, and before the call)
  * @param createdAt            when the instance was created
  * @param updatedAt            when the instance last changed
- * @param shard                the shard of its job (see {@link dev.tickwheel.server.store.Shards})
+ * @param shard                its shard: its own, or its job's if the job keeps one owner (see
+ *                             {@link dev.tickwheel.server.store.Shards#ofInstance})
  * @param claimNode            the node id of the member that made the current or last claim, or -1 if never
  *                             claimed
  * @param claimEpoch           the epoch of the shard lease that claim was made under, or 0 if never claimed

@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Every alert that has a destination ends exactly once: {@link AlertOutcome#SENT}, {@link AlertOutcome#FAILED},
  * {@link AlertOutcome#SUPPRESSED} or {@link AlertOutcome#DROPPED}, told to the {@link AlertListener}.
  *
- * <p>In a cluster, the member that writes an instance's end (the owner of its job's shard) alerts; a job's failures
- * are counted by the member that holds its shard, so a shard moving starts the job's window afresh.
+ * <p>In a cluster, the member that writes an instance's end (the owner of the instance's shard) alerts; a job's
+ * failures are counted by each member that writes some of them (one member for a job that keeps one owner, each of
+ * its members' shares for a job that spreads its instances), so a shard moving starts that member's window afresh.
  *
  * <p>Thread-safe: {@link #instanceEnded} and {@link #misfiresDropped} from any thread; {@link AlertRules} and the
  * starting of calls are confined to the alert thread.
