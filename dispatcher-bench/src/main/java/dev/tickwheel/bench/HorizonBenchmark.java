@@ -103,8 +103,8 @@ public final class HorizonBenchmark {
     }
 
     private static String[] runChild(String url, long horizonMs) throws IOException, InterruptedException {
-        String java = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xms" + CHILD_HEAP, "-Xmx" + CHILD_HEAP,
+        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(javaBin, "-Xms" + CHILD_HEAP, "-Xmx" + CHILD_HEAP,
                 "-XX:+UseG1GC", "-cp", System.getProperty("java.class.path"), HorizonBenchmark.class.getName(),
                 "--child-url", url, "--child-horizon-ms", Long.toString(horizonMs));
         pb.redirectErrorStream(true);

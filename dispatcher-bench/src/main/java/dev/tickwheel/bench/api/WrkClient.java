@@ -327,10 +327,10 @@ final class WrkClient implements AutoCloseable {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     if (lineBuffered && start == null && line.startsWith("Running ")) {
                         start = CpuSample.take(serverPid);
-                        wrkStart = CpuSample.processCpuNanos(process.pid());
+                        wrkStart = dev.tickwheel.bench.ProcessCpu.nanos(process.pid());
                     } else if (lineBuffered && end == null && line.startsWith("Requests/sec:")) {
                         end = CpuSample.take(serverPid);
-                        wrkEnd = CpuSample.processCpuNanos(process.pid()); // alive: its done() waits for this
+                        wrkEnd = dev.tickwheel.bench.ProcessCpu.nanos(process.pid()); // alive: its done() waits for this
                         process.getOutputStream().close();
                     }
                     text.append(line).append('\n');

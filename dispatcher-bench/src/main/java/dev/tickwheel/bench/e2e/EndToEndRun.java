@@ -121,7 +121,7 @@ public final class EndToEndRun {
                 continue;
             }
             long actualMs = row.actualTriggerTime().toEpochMilli();
-            latenessMs[i] = actualMs - row.scheduledTriggerTime().toEpochMilli();
+            latenessMs[i] = actualMs - row.expectedTriggerTime().toEpochMilli(); // one attempt: its due time
             lastCreatedMs = Math.max(lastCreatedMs, row.createdAt().toEpochMilli());
             firstFiredMs = Math.min(firstFiredMs, actualMs);
             lastRecordedMs = Math.max(lastRecordedMs, row.updatedAt().toEpochMilli());
