@@ -44,20 +44,20 @@ public final class HorizonBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        CommandLine cli = CommandLine.parse(args, Set.of("waiting", "runs", "over-hours", "arm-all-up-to", "pg-url",
-                "child-url", "child-horizon-ms"));
-        if (cli.has("child-url")) {
-            child(cli.text("child-url", null), cli.number("child-horizon-ms", 0));
+        CommandLine cli = CommandLine.parse(args, Set.of("--waiting", "--runs", "--over-hours", "--arm-all-up-to",
+                "--pg-url", "--child-url", "--child-horizon-ms"));
+        if (cli.has("--child-url")) {
+            child(cli.text("--child-url", null), cli.number("--child-horizon-ms", 0));
             return;
         }
         List<Long> sizes = new ArrayList<>();
-        for (String n : cli.list("waiting", List.of("1000000", "10000000"))) {
+        for (String n : cli.list("--waiting", List.of("1000000", "10000000"))) {
             sizes.add(Long.parseLong(n.trim()));
         }
-        int runs = cli.integer("runs", 2);
-        long overMs = Duration.ofHours(cli.number("over-hours", 24)).toMillis();
-        long armAllUpTo = cli.number("arm-all-up-to", 1_000_000);
-        String pgUrl = cli.text("pg-url", BenchDatabase.DEFAULT_PG_URL);
+        int runs = cli.integer("--runs", 2);
+        long overMs = Duration.ofHours(cli.number("--over-hours", 24)).toMillis();
+        long armAllUpTo = cli.number("--arm-all-up-to", 1_000_000);
+        String pgUrl = cli.text("--pg-url", BenchDatabase.DEFAULT_PG_URL);
         System.out.println("machine: " + Machine.describe());
         System.out.printf("%-10s %-22s %5s %10s %10s %12s%n", "waiting", "server", "run", "start ms", "armed",
                 "heap MB");
@@ -97,7 +97,7 @@ public final class HorizonBenchmark {
             s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt,"
                     + " created_at_ms, updated_at_ms, shard) SELECT " + FIRST_INSTANCE_ID + " + i, " + JOB_ID
                     + ", 'WAITING', " + firstDue + " + i * " + overMs + " / " + n + ", 0, 0, 0, i % 256"
-                    + " FROM generate_series(0, " + (n - 1) + ") i");
+                    + " FROM generate_series(0::bigint, " + (n - 1) + ") i");
             s.execute("ANALYZE tw_instance");
         }
     }
