@@ -35,7 +35,7 @@ final class PageInstanceCreation {
     private final InsertIfAbsent slots;
 
     PageInstanceCreation(SqlDialect dialect, int shardCount) {
-        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, null, true, ROWS_PER_INSERT);
+        this.slots = new InsertIfAbsent(dialect, shardCount, InstanceSql.SLOT_KEY, true, ROWS_PER_INSERT);
     }
 
     List<AdvanceResult> run(Connection connection, List<JobAdvance> advances, long nowMs) throws SQLException {

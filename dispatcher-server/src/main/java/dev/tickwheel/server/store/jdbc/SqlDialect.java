@@ -32,14 +32,6 @@ public interface SqlDialect {
     String insertIfAbsent(String table, List<String> columns, List<String> keyColumns);
 
     /**
-     * {@link #insertIfAbsent} where the unique key is a partial index with {@code keyPredicate} (PostgreSQL must name
-     * it to infer the index; a database without partial indexes has a full one there and ignores it).
-     */
-    default String insertIfAbsent(String table, List<String> columns, List<String> keyColumns, String keyPredicate) {
-        return insertIfAbsent(table, columns, keyColumns);
-    }
-
-    /**
      * The suffix of a {@code SELECT} that locks the rows it reads against their deletion for the rest of the
      * transaction, as lightly as the database allows: PostgreSQL's {@code FOR KEY SHARE} lets any number of such
      * transactions (and updates of non-key columns) proceed together and blocks only a {@code DELETE}; elsewhere
@@ -76,12 +68,23 @@ public interface SqlDialect {
     }
 
     /**
-     * {@link #insertIfAbsent(String, List, List, String)} for {@code rows} rows (one {@code ?} per column per row, row
-     * after row) that, run as a query, returns the {@code id} of every row it inserted; empty if the database has no
-     * such statement (the caller then batches the single-row form, whose update counts say the same).
+     * Whether this database keeps the instance history in day partitions, with the unique keys of instances (schedule
+     * slot, run key) in tables of their own ({@link PartitionedHistory}: PostgreSQL), rather than in one table whose
+     * unique indexes hold them (H2).
+     */
+    default boolean partitionsHistory() {
+        return false;
+    }
+
+    /**
+     * An insert of {@code rows} rows into {@code table} (one {@code ?} per column per row, row after row) that inserts
+     * a row only if its key ({@code keyColumns}, all non-null) is absent from {@code keyTable}, records the key there
+     * with the row's {@code id} as {@code instance_id}, and run as a query returns the {@code id} of every row it
+     * inserted; a row with a null key column is always inserted. Empty where the keys live in {@code table} itself
+     * ({@link #partitionsHistory()} false): the caller then batches {@link #insertIfAbsent}.
      */
     default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
-                                                                  List<String> keyColumns, String keyPredicate,
+                                                                  String keyTable, List<String> keyColumns,
                                                                   int rows) {
         return java.util.Optional.empty();
     }

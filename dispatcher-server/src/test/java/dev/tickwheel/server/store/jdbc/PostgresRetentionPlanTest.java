@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +46,9 @@ class PostgresRetentionPlanTest {
         database = PostgresTestDatabase.createSchema();
         JdbcStores.open(database.jdbcUrl()).close(); // the schema, by Flyway
         try (Connection c = DriverManager.getConnection(database.jdbcUrl()); Statement s = c.createStatement()) {
-            s.execute("ALTER TABLE tw_instance SET (autovacuum_enabled = false)");
+            // Rows over 200 s from START_MS: one day partition (the history is partitioned on PostgreSQL).
+            TestPartitions.createDays(c, Instant.ofEpochMilli(START_MS), Instant.ofEpochMilli(START_MS + ROWS));
+            TestPartitions.setAutovacuum(c, "tw_instance", false);
             s.execute("ANALYZE tw_instance");
             // Mostly finished history, every 50th row still waiting; job i % 2000 + 1, in that job's shard.
             s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt, created_at_ms,"
@@ -75,7 +78,8 @@ class PostgresRetentionPlanTest {
     void deleteOfTheChosenRows_findsThemByPrimaryKey() throws SQLException {
         Long[] ids = LongStream.rangeClosed(1, LIMIT).map(i -> (START_OFFSET_MS + i * 3) << 22).boxed()
                 .toArray(Long[]::new);
-        assertUsesIndex(FinishedInstancePurge.DELETE_FINISHED, "tw_instance_pkey", ids, START_MS + ROWS / 2);
+        assertUsesIndex(FinishedInstancePurge.DELETE_FINISHED, "tw_instance_pkey", ids, ids[0], ids[LIMIT - 1],
+                START_MS + ROWS / 2);
     }
 
     /** Half the rows were created before the bound. */
@@ -94,18 +98,26 @@ class PostgresRetentionPlanTest {
                 c.setAutoCommit(false);
                 new PostgresDialect().preferIndexOrder(c); // as the store does for the batch's transaction
                 String state = freshStatistics ? "fresh statistics" : "statistics of the empty table";
-                assertIndexPlan(explainBound(c, statement, params), index, state + ", values bound");
-                assertIndexPlan(explainGeneric(c, statement, params), index, state + ", generic plan");
+                Set<String> wanted = TestPartitions.indexAndPartitions(c, index);
+                Set<String> statusIndex = TestPartitions.indexAndPartitions(c, "tw_instance_status_idx");
+                assertIndexPlan(explainBound(c, statement, params), wanted, statusIndex, state + ", values bound");
+                assertIndexPlan(explainGeneric(c, statement, params), wanted, statusIndex, state + ", generic plan");
                 c.rollback();
                 c.setAutoCommit(true);
             }
         }
     }
 
-    private static void assertIndexPlan(String plan, String index, String what) {
+    /**
+     * On the partitioned history the plan scans each day's partition with that partition's index (an Append of index
+     * scans): {@code index} stands for the index and its partitions.
+     */
+    private static void assertIndexPlan(String plan, Set<String> index, Set<String> statusIndex, String what) {
         assertFalse(plan.contains("Seq Scan on tw_instance"), what + ":\n" + plan);
-        assertFalse(plan.contains("tw_instance_status_idx"), "every finished row's entry read, " + what + ":\n" + plan);
-        assertTrue(plan.contains(index), what + ", expected " + index + ":\n" + plan);
+        assertFalse(statusIndex.stream().anyMatch(name -> plan.contains(name + " ")),
+                "every finished row's entry read, " + what + ":\n" + plan);
+        assertTrue(index.stream().anyMatch(name -> plan.contains(name + " ")), what + ", expected " + index + ":\n"
+                + plan);
     }
 
     private static String explainBound(Connection c, String statement, Object... params) throws SQLException {
