@@ -174,8 +174,10 @@ final class FinishedInstancePurge {
                 }
             }
         }
-        deleteKeys(connection, DELETE_SLOTS, slotJobs, connection.createArrayOf("bigint", slotTimes.toArray()), slotIds);
-        deleteKeys(connection, DELETE_RUN_KEYS, keyJobs, connection.createArrayOf("varchar", keys.toArray()), keyIds);
+        deleteKeys(connection, DELETE_SLOTS, slotJobs, connection.createArrayOf("bigint", slotTimes.toArray()),
+                slotIds);
+        deleteKeys(connection, DELETE_RUN_KEYS, keyJobs, connection.createArrayOf("varchar", keys.toArray()),
+                keyIds);
         return deleted;
     }
 

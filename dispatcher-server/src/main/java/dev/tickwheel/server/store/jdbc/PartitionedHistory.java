@@ -12,14 +12,14 @@ import org.flywaydb.core.api.migration.Context;
 import org.flywaydb.core.api.migration.JavaMigration;
 
 /**
- * Schema version 8, PostgreSQL only: the instance history in day partitions, so that the retention drops whole days
+ * Schema version 9, PostgreSQL only: the instance history in day partitions, so that the retention drops whole days
  * ({@link PartitionRetention}) instead of deleting rows one by one, and every index stays the size of the days kept.
  * H2 keeps its tables as they are (the step does nothing there; {@link SqlDialect#partitionsHistory()} is false).
  *
  * <pre>
  * tw_instance        PARTITION BY RANGE (id)          one partition a day of creation: an id's high bits are its
- *                                                     creation millisecond (PartitionDay); primary key (id), indexes
- *                                                     (status, id) and (job_id, id) as before, per partition
+ *                                                     creation millisecond (PartitionDay); primary key (id), and the
+ *                                                     indexes it had ((status, id), (job_id, id), ...), per partition
  * tw_attempt         PARTITION BY RANGE (instance_id) the same bounds; its foreign key to tw_instance, ON DELETE
  *                                                     CASCADE, as before
  * tw_instance_slot   PARTITION BY RANGE (scheduled_trigger_time_ms), primary key (job_id, scheduled_trigger_time_ms)
@@ -55,7 +55,7 @@ final class PartitionedHistory implements JavaMigration {
 
     @Override
     public MigrationVersion getVersion() {
-        return MigrationVersion.fromVersion("8");
+        return MigrationVersion.fromVersion("9");
     }
 
     @Override
@@ -82,7 +82,7 @@ final class PartitionedHistory implements JavaMigration {
         try (Statement s = connection.createStatement()) {
             int version = (int) single(s, "SELECT current_setting('server_version_num')::int");
             if (version < POSTGRES_14) {
-                throw new IllegalStateException("the partitioned history (schema version 8) needs PostgreSQL 14 or"
+                throw new IllegalStateException("the partitioned history (schema version 9) needs PostgreSQL 14 or"
                         + " later (DETACH PARTITION ... CONCURRENTLY); this server is " + version);
             }
             boolean empty = single(s, "SELECT COUNT(*) FROM (SELECT 1 FROM tw_instance LIMIT 1) t") == 0;
@@ -91,8 +91,8 @@ final class PartitionedHistory implements JavaMigration {
             PartitionDay last = PartitionDay.ofId(maxId).compareTo(PartitionDay.ofMillis(nowMs)) > 0
                     ? PartitionDay.ofId(maxId) : PartitionDay.ofMillis(nowMs);
 
-            moveAside(s);
-            createPartitionedTables(s);
+            List<String> indexes = moveAside(connection, s);
+            createPartitionedTables(s, indexes);
             if (empty) {
                 s.execute("DROP TABLE " + LEGACY_ATTEMPTS);
                 s.execute("DROP TABLE " + LEGACY_INSTANCES);
@@ -116,28 +116,59 @@ final class PartitionedHistory implements JavaMigration {
         }
     }
 
-    /** The old tables, their indexes and constraints renamed out of the way; the keys' unique indexes dropped. */
-    private static void moveAside(Statement s) throws SQLException {
+    /**
+     * The old tables, their indexes and constraints renamed out of the way; the keys' unique indexes dropped.
+     *
+     * @return the old instance table's other indexes, as {@code CREATE INDEX <its old name> ON tw_instance USING ...}:
+     *         whatever the versions before this one made ((status, id), (job_id, id), and any later one), so the
+     *         partitioned table gets the same, and the old table's own attach to them when it becomes a partition
+     */
+    private static List<String> moveAside(Connection connection, Statement s) throws SQLException {
         s.execute("ALTER TABLE tw_attempt DROP CONSTRAINT tw_attempt_instance_fk");
         s.execute("DROP INDEX tw_instance_slot_uk");
         s.execute("DROP INDEX " + RunKeyColumn.INDEX);
         s.execute("ALTER TABLE tw_instance RENAME TO " + LEGACY_INSTANCES);
         s.execute("ALTER INDEX tw_instance_pkey RENAME TO " + LEGACY_INSTANCES + "_pkey");
-        s.execute("ALTER INDEX tw_instance_status_idx RENAME TO " + LEGACY_INSTANCES + "_status_idx");
-        s.execute("ALTER INDEX tw_instance_job_idx RENAME TO " + LEGACY_INSTANCES + "_job_idx");
+        List<String> indexes = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        try (java.sql.PreparedStatement ps = connection.prepareStatement("SELECT c.relname, pg_get_indexdef(c.oid),"
+                + " x.indisunique FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid"
+                + " WHERE x.indrelid = to_regclass(?) AND NOT x.indisprimary ORDER BY c.relname")) {
+            ps.setString(1, LEGACY_INSTANCES);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String name = rs.getString(1);
+                    String definition = rs.getString(2);
+                    if (rs.getBoolean(3)) {
+                        throw new IllegalStateException("a unique index cannot move to the partitioned history: "
+                                + definition);
+                    }
+                    indexes.add("CREATE INDEX " + name + " ON tw_instance USING "
+                            + definition.substring(definition.indexOf(" USING ") + " USING ".length()));
+                    names.add(name);
+                }
+            }
+        }
+        for (String name : names) {
+            s.execute("ALTER INDEX " + name + " RENAME TO " + name.replaceFirst("^tw_instance_", LEGACY_INSTANCES
+                    + "_"));
+        }
         s.execute("ALTER TABLE tw_attempt RENAME TO " + LEGACY_ATTEMPTS);
         s.execute("ALTER INDEX tw_attempt_pk RENAME TO " + LEGACY_ATTEMPTS + "_pk");
+        return indexes;
     }
 
     /**
      * The partitioned tables, with the old tables' columns in the same order and with the same defaults (so the old
      * tables attach as partitions, and rows route to them without conversion), and the key tables.
      */
-    private static void createPartitionedTables(Statement s) throws SQLException {
-        s.execute("CREATE TABLE tw_instance (LIKE " + LEGACY_INSTANCES + " INCLUDING DEFAULTS) PARTITION BY RANGE (id)");
+    private static void createPartitionedTables(Statement s, List<String> indexes) throws SQLException {
+        s.execute("CREATE TABLE tw_instance (LIKE " + LEGACY_INSTANCES + " INCLUDING DEFAULTS)"
+                + " PARTITION BY RANGE (id)");
         s.execute("ALTER TABLE tw_instance ADD CONSTRAINT tw_instance_pkey PRIMARY KEY (id)");
-        s.execute("CREATE INDEX tw_instance_status_idx ON tw_instance (status, id)");
-        s.execute("CREATE INDEX tw_instance_job_idx ON tw_instance (job_id, id)");
+        for (String index : indexes) {
+            s.execute(index);
+        }
         s.execute("CREATE TABLE tw_attempt (LIKE " + LEGACY_ATTEMPTS + " INCLUDING DEFAULTS)"
                 + " PARTITION BY RANGE (instance_id)");
         s.execute("ALTER TABLE tw_attempt ADD CONSTRAINT tw_attempt_pk PRIMARY KEY (instance_id, attempt)");

@@ -141,7 +141,7 @@ public record LargeHistory(int jobs, int instances, int waiting, Instant from, I
      * Inserts the jobs (batched, since each row's shard is a hash only Java computes), then the instances and attempts
      * with one {@code INSERT ... SELECT} each over a generated range ({@code SYSTEM_RANGE} on H2, {@code
      * generate_series} on PostgreSQL), the instances joined to their job for its shard. Where the history is
-     * partitioned (PostgreSQL, schema 8) it first makes the days' partitions, and records the scheduled instances'
+     * partitioned (PostgreSQL, schema 9) it first makes the days' partitions, and records the scheduled instances'
      * slots in {@code tw_instance_slot}. Commits.
      */
     public void load(Connection connection) throws SQLException {
@@ -157,7 +157,7 @@ public record LargeHistory(int jobs, int instances, int waiting, Instant from, I
             }
             insertJobs(connection);
             try (Statement s = connection.createStatement()) {
-                s.executeUpdate(instancesSql(postgres ? "generate_series(1, " + instances + ") AS r(x)"
+                s.executeUpdate(instancesSql(postgres ? "generate_series(CAST(1 AS BIGINT), " + instances + ") AS r(x)"
                         : "SYSTEM_RANGE(1, " + instances + ") r"));
                 if (partitioned) {
                     s.executeUpdate("INSERT INTO tw_instance_slot (job_id, scheduled_trigger_time_ms, instance_id)"

@@ -23,9 +23,10 @@ public final class TestPartitions {
     private TestPartitions() {
     }
 
-    /** True if {@code tw_instance} is a partitioned table (PostgreSQL at schema version 8 or later). */
+    /** True if {@code tw_instance} is a partitioned table (PostgreSQL at schema version 9 or later). */
     public static boolean partitioned(Connection connection) throws SQLException {
-        if (!connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT).contains("postgres")) {
+        String database = connection.getMetaData().getDatabaseProductName();
+        if (!database.toLowerCase(java.util.Locale.ROOT).contains("postgres")) {
             return false;
         }
         try (Statement s = connection.createStatement();
