@@ -196,8 +196,9 @@ final class HistoryPartitions {
     static Map<String, NavigableMap<Long, Partition>> createDay(Connection connection, PartitionDay day, boolean byId)
             throws SQLException {
         try (Statement s = connection.createStatement()) {
-            s.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK + ", hashtext(current_schema()))");
+            // The timeout first: it bounds the wait for the advisory lock too (a creator paused while holding it).
             s.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'");
+            s.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK + ", hashtext(current_schema()))");
         }
         Map<String, NavigableMap<Long, Partition>> tables = new java.util.HashMap<>();
         // Under the lock: another thread or member may have created them meanwhile.
