@@ -73,16 +73,18 @@ final class FinishedInstancePurge {
             + " RETURNING id, job_id, scheduled_trigger_time_ms, run_key";
 
     /**
-     * Parameters: job id, slot time, instance id. The slot of a deleted instance, by the slot table's primary key (and
-     * its day's partition); the instance id makes sure a slot is deleted only with the instance it names. Sent as a
-     * JDBC batch, one row each: a join of the slot table with the deleted rows was planned as a hash join over a whole
-     * sequential scan of it (the plan test's statistics of an empty table), which must never be a batch's price.
+     * Parameters: job ids, slot times, instance ids (BIGINT arrays, one entry per deleted scheduled instance). The
+     * slots of deleted instances, by the slot table's primary key (in a transaction that prefers index lookups,
+     * {@link SqlDialect#preferIndexLookups}); the instance id makes sure a slot goes only with the instance it names.
      */
-    static final String DELETE_SLOT = "DELETE FROM tw_instance_slot WHERE job_id = ? AND scheduled_trigger_time_ms = ?"
-            + " AND instance_id = ?";
+    static final String DELETE_SLOTS = "DELETE FROM tw_instance_slot s USING unnest(CAST(? AS BIGINT[]),"
+            + " CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS d (job_id, slot_ms, instance_id)"
+            + " WHERE s.job_id = d.job_id AND s.scheduled_trigger_time_ms = d.slot_ms AND s.instance_id = d.instance_id";
 
-    /** Parameters: job id, run key, instance id. As {@link #DELETE_SLOT}, for the run keys. */
-    static final String DELETE_RUN_KEY = "DELETE FROM tw_run_key WHERE job_id = ? AND run_key = ? AND instance_id = ?";
+    /** Parameters: job ids (BIGINT array), run keys (VARCHAR array), instance ids (BIGINT array). As the slots. */
+    static final String DELETE_RUN_KEYS = "DELETE FROM tw_run_key k USING unnest(CAST(? AS BIGINT[]),"
+            + " CAST(? AS VARCHAR[]), CAST(? AS BIGINT[])) AS d (job_id, run_key, instance_id)"
+            + " WHERE k.job_id = d.job_id AND k.run_key = d.run_key AND k.instance_id = d.instance_id";
 
     /** The live (not finished) statuses as an SQL list: {@code 'WAITING', 'DISPATCHING'}. */
     static final String LIVE_STATUSES = liveStatuses();
@@ -146,42 +148,52 @@ final class FinishedInstancePurge {
             }
         }
         // The attempts still go by their foreign key; the slots and run keys live in tables of their own.
+        List<Long> slotJobs = new ArrayList<>();
+        List<Long> slotTimes = new ArrayList<>();
+        List<Long> slotIds = new ArrayList<>();
+        List<Long> keyJobs = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        List<Long> keyIds = new ArrayList<>();
         int deleted = 0;
-        try (PreparedStatement ps = connection.prepareStatement(DELETE_FINISHED_RETURNING_KEYS);
-                PreparedStatement slots = connection.prepareStatement(DELETE_SLOT);
-                PreparedStatement keys = connection.prepareStatement(DELETE_RUN_KEY)) {
+        try (PreparedStatement ps = connection.prepareStatement(DELETE_FINISHED_RETURNING_KEYS)) {
             bindDelete(connection, ps, ids, cutoffMs);
-            boolean anySlot = false;
-            boolean anyKey = false;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     deleted++;
                     long slotMs = rs.getLong("scheduled_trigger_time_ms");
                     if (!rs.wasNull()) {
-                        slots.setLong(1, rs.getLong("job_id"));
-                        slots.setLong(2, slotMs);
-                        slots.setLong(3, rs.getLong("id"));
-                        slots.addBatch();
-                        anySlot = true;
+                        slotJobs.add(rs.getLong("job_id"));
+                        slotTimes.add(slotMs);
+                        slotIds.add(rs.getLong("id"));
                     }
                     String key = rs.getString("run_key");
                     if (key != null) {
-                        keys.setLong(1, rs.getLong("job_id"));
-                        keys.setString(2, key);
-                        keys.setLong(3, rs.getLong("id"));
-                        keys.addBatch();
-                        anyKey = true;
+                        keyJobs.add(rs.getLong("job_id"));
+                        keys.add(key);
+                        keyIds.add(rs.getLong("id"));
                     }
                 }
             }
-            if (anySlot) {
-                slots.executeBatch();
-            }
-            if (anyKey) {
-                keys.executeBatch();
-            }
         }
+        dialect.preferIndexLookups(connection);
+        deleteKeys(connection, DELETE_SLOTS, slotJobs, connection.createArrayOf("bigint", slotTimes.toArray()),
+                slotIds);
+        deleteKeys(connection, DELETE_RUN_KEYS, keyJobs, connection.createArrayOf("varchar", keys.toArray()),
+                keyIds);
         return deleted;
+    }
+
+    private static void deleteKeys(Connection connection, String statement, List<Long> jobIds, java.sql.Array keys,
+                                   List<Long> instanceIds) throws SQLException {
+        if (jobIds.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(statement)) {
+            ps.setArray(1, connection.createArrayOf("bigint", jobIds.toArray()));
+            ps.setArray(2, keys);
+            ps.setArray(3, connection.createArrayOf("bigint", instanceIds.toArray()));
+            ps.executeUpdate();
+        }
     }
 
     /** Binds {@link #DELETE_FINISHED}'s parameters; {@code ids} ascending (the window's order). */

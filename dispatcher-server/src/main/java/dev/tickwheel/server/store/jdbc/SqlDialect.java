@@ -101,6 +101,16 @@ public interface SqlDialect {
     }
 
     /**
+     * Makes the rest of the current transaction's joins of a few hundred given keys (an {@code unnest} of arrays) with
+     * a table probe the table's index once per key, rather than hash or sort a scan of the whole table, whatever the
+     * statistics say. Does nothing by default; must be called inside a transaction (its effect ends with it).
+     *
+     * @throws SQLException if the database refuses the setting
+     */
+    default void preferIndexLookups(Connection connection) throws SQLException {
+    }
+
+    /**
      * The dialect for a JDBC URL.
      *
      * @throws IllegalArgumentException if the URL is neither H2 nor PostgreSQL

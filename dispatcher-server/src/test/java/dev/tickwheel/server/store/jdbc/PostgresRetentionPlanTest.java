@@ -92,17 +92,21 @@ class PostgresRetentionPlanTest {
     }
 
     @Test
-    void deleteOfADeletedRowsSlot_findsItByTheSlotKey() throws SQLException {
-        int i = 3_000;
-        assertUsesIndex(FinishedInstancePurge.DELETE_SLOT, "tw_instance_slot_pk", (long) (i % JOBS + 1), START_MS + i,
-                (START_OFFSET_MS + i) << 22);
+    void deleteOfTheDeletedRowsSlots_findsThemByTheSlotKey() throws SQLException {
+        List<Long> rows = LongStream.rangeClosed(1, LIMIT).map(i -> i * 3).boxed().toList();
+        assertUsesIndex(FinishedInstancePurge.DELETE_SLOTS, "tw_instance_slot_pk",
+                rows.stream().map(i -> i % JOBS + 1).toArray(Long[]::new),
+                rows.stream().map(i -> START_MS + i).toArray(Long[]::new),
+                rows.stream().map(i -> (START_OFFSET_MS + i) << 22).toArray(Long[]::new));
     }
 
     @Test
-    void deleteOfADeletedRowsRunKey_findsItByTheKey() throws SQLException {
-        int i = 3_000;
-        assertUsesIndex(FinishedInstancePurge.DELETE_RUN_KEY, "tw_run_key_pk", (long) (i % JOBS + 1),
-                "key-" + ((START_OFFSET_MS + i) << 22), (START_OFFSET_MS + i) << 22);
+    void deleteOfTheDeletedRowsRunKeys_findsThemByTheKey() throws SQLException {
+        List<Long> rows = LongStream.rangeClosed(1, LIMIT).map(i -> i * 10).boxed().toList();
+        assertUsesIndex(FinishedInstancePurge.DELETE_RUN_KEYS, "tw_run_key_pk",
+                rows.stream().map(i -> i % JOBS + 1).toArray(Long[]::new),
+                rows.stream().map(i -> "key-" + ((START_OFFSET_MS + i) << 22)).toArray(String[]::new),
+                rows.stream().map(i -> (START_OFFSET_MS + i) << 22).toArray(Long[]::new));
     }
 
     /** Half the rows were created before the bound. */
@@ -122,6 +126,7 @@ class PostgresRetentionPlanTest {
                 }
                 c.setAutoCommit(false);
                 new PostgresDialect().preferIndexOrder(c); // as the store does for the batch's transaction
+                new PostgresDialect().preferIndexLookups(c); // as it does before the deletes of the keys
                 String state = freshStatistics ? "fresh statistics" : "statistics of the empty table";
                 Set<String> wanted = TestPartitions.indexAndPartitions(c, index);
                 Set<String> statusIndex = TestPartitions.indexAndPartitions(c, "tw_instance_status_idx");
@@ -170,7 +175,7 @@ class PostgresRetentionPlanTest {
         }
         String args = java.util.Arrays.stream(params).map(p -> p instanceof Object[] values
                 ? "'{" + java.util.Arrays.stream(values).map(String::valueOf).collect(Collectors.joining(",")) + "}'"
-                : p instanceof String text ? "'" + text + "'" : String.valueOf(p)).collect(Collectors.joining(", "));
+                : String.valueOf(p)).collect(Collectors.joining(", "));
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN EXECUTE purge_plan(" + args + ")")) {
             return readPlan(ps);
         } finally {
@@ -184,8 +189,8 @@ class PostgresRetentionPlanTest {
         for (int i = 0; i < params.length; i++) {
             if (params[i] instanceof Long[] ids) {
                 ps.setArray(i + 1, c.createArrayOf("bigint", ids));
-            } else if (params[i] instanceof String text) {
-                ps.setString(i + 1, text);
+            } else if (params[i] instanceof String[] keys) {
+                ps.setArray(i + 1, c.createArrayOf("varchar", keys));
             } else if (params[i] instanceof Integer value) {
                 ps.setInt(i + 1, value);
             } else {
