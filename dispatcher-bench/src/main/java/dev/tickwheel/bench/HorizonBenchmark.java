@@ -1,6 +1,7 @@
 package dev.tickwheel.bench;
 
 import dev.tickwheel.bench.e2e.BenchDatabase;
+import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import java.io.BufferedReader;
@@ -13,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -38,7 +40,6 @@ public final class HorizonBenchmark {
     private static final String CHILD_HEAP = "4g";
     private static final String RESULT = "RESULT ";
     private static final long JOB_ID = 1_000;
-    private static final long FIRST_INSTANCE_ID = 1_000_000_000L;
 
     private HorizonBenchmark() {
     }
@@ -88,14 +89,16 @@ public final class HorizonBenchmark {
     /** The schema by Flyway, one on-demand job, and {@code n} waiting instances due evenly over {@code overMs}. */
     private static void load(String url, long n, long overMs) throws SQLException {
         JdbcStores.open(url).close();
-        long firstDue = System.currentTimeMillis() + Duration.ofMinutes(5).toMillis();
+        // Ids of now (a Snowflake id's high bits are its creation millisecond): today's partition of the history.
+        long firstId = SnowflakeIdGenerator.lowestIdAt(Instant.now());
+        long firstDue = System.currentTimeMillis() + Duration.ofSeconds(10).toMillis();
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
             s.execute("INSERT INTO tw_job (id, name, schedule_type, target_type, target_value, enabled,"
                     + " misfire_policy, retry_max_attempts, retry_backoff_ms, next_trigger_time_ms, created_at_ms,"
                     + " updated_at_ms, version, shard) VALUES (" + JOB_ID + ", 'reminders', 'API', 'HANDLER', 'noop',"
                     + " TRUE, 'FIRE_ONCE_NOW', 1, 0, NULL, 0, 0, 0, 0)");
             s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt,"
-                    + " created_at_ms, updated_at_ms, shard) SELECT " + FIRST_INSTANCE_ID + " + i, " + JOB_ID
+                    + " created_at_ms, updated_at_ms, shard) SELECT " + firstId + " + i, " + JOB_ID
                     + ", 'WAITING', " + firstDue + " + i * " + overMs + " / " + n + ", 0, 0, 0, i % 256"
                     + " FROM generate_series(0::bigint, " + (n - 1) + ") i");
             s.execute("ANALYZE tw_instance");

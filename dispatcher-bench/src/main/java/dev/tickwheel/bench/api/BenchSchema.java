@@ -51,10 +51,21 @@ final class BenchSchema {
         }
     }
 
-    /** Deletes every row of {@code jobId} (the ceiling's job, which the server never armed); returns how many. */
+    /**
+     * Deletes every row of {@code jobId} (the ceiling's job, which the server never armed), and its run keys where
+     * they have a table of their own (schema version 9); returns how many instances.
+     */
     int deleteInstancesOf(long jobId) {
         try (Connection c = DriverManager.getConnection(jdbcUrl);
-                PreparedStatement s = c.prepareStatement("DELETE FROM tw_instance WHERE job_id = ?")) {
+                PreparedStatement s = c.prepareStatement("DELETE FROM tw_instance WHERE job_id = ?");
+                PreparedStatement keys = c.prepareStatement("DELETE FROM tw_run_key WHERE job_id = ?");
+                PreparedStatement keyTable = c.prepareStatement("SELECT to_regclass('tw_run_key') IS NOT NULL");
+                ResultSet hasKeyTable = keyTable.executeQuery()) {
+            hasKeyTable.next();
+            if (hasKeyTable.getBoolean(1)) {
+                keys.setLong(1, jobId);
+                keys.executeUpdate();
+            }
             s.setLong(1, jobId);
             return s.executeUpdate();
         } catch (SQLException e) {

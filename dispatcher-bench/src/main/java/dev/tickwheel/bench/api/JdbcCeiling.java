@@ -1,6 +1,7 @@
 package dev.tickwheel.bench.api;
 
 import dev.tickwheel.bench.api.LoadOperation.Outcome;
+import dev.tickwheel.id.SnowflakeIdGenerator;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -8,9 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.util.Arrays;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ceiling: the statements the server runs for a run and a cancel, sent by bare JDBC (the PostgreSQL driver, no
@@ -18,15 +18,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * database alone does on this machine.
  *
  * <pre>
- *   insert  BEGIN; SELECT id FROM tw_job WHERE id = ? FOR KEY SHARE;
+ *   insert  BEGIN; SELECT id FROM tw_job WHERE id = ? FOR SHARE;
+ *           [INSERT INTO tw_run_key (job_id, run_key, instance_id) VALUES (…) ON CONFLICT DO NOTHING  × rows, as one
+ *           JDBC batch, on the partitioned schema (version 9) for a keyed run;]
  *           INSERT INTO tw_instance (…, run_key) VALUES (…, 'WAITING', …) [ON CONFLICT (job_id, run_key)
- *           WHERE run_key IS NOT NULL DO NOTHING]  × rows, as one JDBC batch; COMMIT
+ *           WHERE run_key IS NOT NULL DO NOTHING, before version 9]  × rows, as one JDBC batch; COMMIT
  *   cancel  BEGIN; UPDATE tw_instance SET status = 'CANCELLED', updated_at_ms = ?
  *           WHERE id = ANY(?) AND status = 'WAITING' RETURNING id; COMMIT
  * </pre>
  *
- * Ids are fresh: a random base in [2^62, 2^62 + 2^61) plus a counter, far above any Snowflake id the server makes
- * (below 2^59 until the 2030s), so they collide with nothing. Keys are {@code c-<id>}. Rows are due
+ * Ids are Snowflake ids of node {@value SnowflakeIdGenerator#MAX_NODE_ID}, which no server leases before the 1 023
+ * below it, so they collide with nothing and fall in today's partition of the history. Keys are {@code c-<id>}. Rows are due
  * {@code delayMs} out, shard 0, of a job of their own that the server never runs; the server never arms them (they
  * were not written through it). Inserted ids go to an {@link IdPool} that the cancel phases take from.
  *
@@ -38,7 +40,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class JdbcCeiling implements AutoCloseable {
 
-    static final String LOCK_JOB = "SELECT id FROM tw_job WHERE id = ? FOR KEY SHARE";
+    static final String LOCK_JOB = "SELECT id FROM tw_job WHERE id = ? FOR SHARE";
+    /** The run key's own table on the partitioned schema: the unique (job, key) lives there. */
+    static final String INSERT_KEY = "INSERT INTO tw_run_key (job_id, run_key, instance_id) VALUES (?, ?, ?)"
+            + " ON CONFLICT (job_id, run_key) DO NOTHING";
     private static final String COLUMNS = "id, job_id, status, scheduled_trigger_time_ms, expected_trigger_time_ms,"
             + " actual_trigger_time_ms, attempt, error, params, call_started_at_ms, created_at_ms, updated_at_ms,"
             + " shard";
@@ -60,7 +65,9 @@ final class JdbcCeiling implements AutoCloseable {
     private final long delayMs;
     private final boolean keyColumn;
     private final Connection[] connections; // slot i: worker i's only
-    private final AtomicLong nextId; // shared by every worker: each id is used once
+    private final SnowflakeIdGenerator ids = new SnowflakeIdGenerator(SnowflakeIdGenerator.MAX_NODE_ID,
+            Clock.systemUTC()); // shared by every worker: each id is used once
+    private volatile Boolean keyTable; // whether tw_run_key exists, read on the first insert
 
     /**
      * @param jdbcUrl   the server's database and schema
@@ -75,7 +82,6 @@ final class JdbcCeiling implements AutoCloseable {
         this.delayMs = delayMs;
         this.keyColumn = keyColumn;
         this.connections = new Connection[workers];
-        this.nextId = new AtomicLong((1L << 62) + ThreadLocalRandom.current().nextLong(1L << 61));
     }
 
     /**
@@ -83,22 +89,38 @@ final class JdbcCeiling implements AutoCloseable {
      * {@code keyed}; the ids of the rows written go to {@code inserted}. Items: rows written.
      */
     LoadOperation insert(int rows, boolean keyed, IdPool inserted) {
-        String sql = keyed ? INSERT_KEYED : keyColumn ? INSERT : INSERT_BEFORE_KEYS;
         boolean withKeyColumn = keyed || keyColumn;
         return worker -> {
             Connection c = connection(worker);
             try {
+                boolean keysApart = hasKeyTable(c);
+                String sql = keyed && !keysApart ? INSERT_KEYED : keyColumn ? INSERT : INSERT_BEFORE_KEYS;
                 if (!lockJob(c)) {
                     c.rollback();
                     return Outcome.error("no job row", "SELECT … FOR KEY SHARE found no job " + jobId);
                 }
-                long first = nextId.getAndAdd(rows);
+                long[] rowIds = new long[rows];
+                for (int i = 0; i < rows; i++) {
+                    rowIds[i] = ids.nextId();
+                }
                 long nowMs = System.currentTimeMillis();
                 int[] counts;
+                if (keyed && keysApart) {
+                    try (PreparedStatement keys = c.prepareStatement(INSERT_KEY)) {
+                        keys.setQueryTimeout(STATEMENT_TIMEOUT_S);
+                        for (long id : rowIds) {
+                            keys.setLong(1, jobId);
+                            keys.setString(2, "c-" + id);
+                            keys.setLong(3, id);
+                            keys.addBatch();
+                        }
+                        keys.executeBatch();
+                    }
+                }
                 try (PreparedStatement insert = c.prepareStatement(sql)) {
                     insert.setQueryTimeout(STATEMENT_TIMEOUT_S);
                     for (int i = 0; i < rows; i++) {
-                        long id = first + i;
+                        long id = rowIds[i];
                         insert.setLong(1, id);
                         insert.setLong(2, jobId);
                         insert.setLong(3, nowMs + delayMs);
@@ -118,7 +140,7 @@ final class JdbcCeiling implements AutoCloseable {
                 int written = 0;
                 for (int i = 0; i < counts.length; i++) {
                     if (counts[i] == 1 || counts[i] == Statement.SUCCESS_NO_INFO) {
-                        inserted.add(first + i);
+                        inserted.add(rowIds[i]);
                         written++;
                     }
                 }
@@ -178,6 +200,20 @@ final class JdbcCeiling implements AutoCloseable {
                 return rs.next();
             }
         }
+    }
+
+    /** Whether the run keys live in their own table (the partitioned history of schema version 9). */
+    private boolean hasKeyTable(Connection c) throws SQLException {
+        Boolean known = keyTable;
+        if (known == null) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT to_regclass('tw_run_key') IS NOT NULL")) {
+                rs.next();
+                known = rs.getBoolean(1);
+            }
+            keyTable = known;
+        }
+        return known;
     }
 
     private Connection connection(int worker) throws SQLException {

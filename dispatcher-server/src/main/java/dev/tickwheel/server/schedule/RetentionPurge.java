@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  *   one per job    for each job with retentionDays set whose shard this member holds, on (job_id, id), cutoff
  *                  now - its days: longer or shorter than the default, both work
  *
+ * Before the passes, a store that keeps its history in day partitions (PostgreSQL) drops the days that are wholly past
+ * the default retention ({@link InstanceStore#maintainPartitions}), and its default pass stops a day short of the
+ * cutoff ({@link InstanceStore#rowPurgeCutoff}), so that those rows go with their day rather than one by one.
+ *
  * A pass ends when a batch comes back exhausted. A run ends when every pass has, or after maxBatchesPerRun batches
  * in all (100: with 500-row batches, 50 000 rows looked at), so that one run never holds its thread or the database
  * for long. Then the pass it was in and its cursor are kept, and the next run starts there and goes round the others
@@ -173,7 +177,13 @@ public final class RetentionPurge {
         Outcome outcome = Outcome.FAILED;
         long deleted = 0;
         try {
-            List<Pass> passes = passes(clock.instant());
+            Instant now = clock.instant();
+            Set<Integer> held = ownership.heldShards();
+            Map<Long, Integer> overrides = held.isEmpty() ? Map.of() : new TreeMap<>(jobs.findRetentionOverrides());
+            if (!held.isEmpty()) {
+                deleted += dropWholeDays(now, overrides);
+            }
+            List<Pass> passes = passes(now, held, overrides);
             int batches = 0;
             Outcome reached = Outcome.CAUGHT_UP;
             for (Pass pass : passes) {
@@ -214,19 +224,34 @@ public final class RetentionPurge {
     }
 
     /**
+     * The store's whole-day step ({@link InstanceStore#maintainPartitions}), before the passes: days whose rows are
+     * all past the default retention and hold no job kept longer go whole.
+     */
+    private long dropWholeDays(Instant now, Map<Long, Integer> overrides) {
+        Set<Long> keptLonger = new java.util.TreeSet<>();
+        overrides.forEach((jobId, days) -> {
+            if (days > settings.defaultDays()) {
+                keptLonger.add(jobId);
+            }
+        });
+        long dropped = instances.maintainPartitions(now, now.minus(Duration.ofDays(settings.defaultDays())),
+                keptLonger);
+        purged.addAndGet(dropped);
+        return dropped;
+    }
+
+    /**
      * This run's passes, the one the last run stopped in first, then the others in their order, going round. None
      * while this member holds no shard.
      */
-    private List<Pass> passes(Instant now) {
-        Set<Integer> held = ownership.heldShards();
+    private List<Pass> passes(Instant now, Set<Integer> held, Map<Long, Integer> overrides) {
         if (held.isEmpty()) {
             return List.of();
         }
-        Map<Long, Integer> overrides = new TreeMap<>(jobs.findRetentionOverrides());
         List<Pass> passes = new ArrayList<>();
         Set<Integer> shards = held.size() == ownership.shardCount() ? null : held;
         passes.add(new Pass(DEFAULT_PASS, PurgeScope.allJobsExcept(overrides.keySet(), shards),
-                now.minus(Duration.ofDays(settings.defaultDays()))));
+                instances.rowPurgeCutoff(now.minus(Duration.ofDays(settings.defaultDays())))));
         overrides.forEach((jobId, days) -> {
             if (held.contains(ownership.shardOf(jobId))) {
                 passes.add(new Pass(jobId, PurgeScope.ofJob(jobId), now.minus(Duration.ofDays(days))));

@@ -258,6 +258,33 @@ public interface InstanceStore {
      */
     PurgeBatch purgeFinished(PurgeScope scope, Instant cutoff, long afterId, int limit);
 
+    /**
+     * The retention's whole-day step, for a store that keeps its history in day partitions (PostgreSQL); nothing, and
+     * 0, for one that does not (H2, the default). Creates the partitions of today and the next days, and drops every
+     * day whose rows were all created and last updated before {@code cutoff}, are all finished, and include none of
+     * {@code jobsKeptLonger}; their slots, run keys and attempts go with them. Whatever stays is left to
+     * {@link #purgeFinished}. In a cluster one member at a time does it; the others return 0.
+     *
+     * @param now            the wall clock now
+     * @param cutoff         the default retention's cutoff (now minus the default retention)
+     * @param jobsKeptLonger jobs whose own retention is longer than the default
+     * @return instances removed with the days dropped
+     */
+    default long maintainPartitions(Instant now, Instant cutoff, Set<Long> jobsKeptLonger) {
+        return 0;
+    }
+
+    /**
+     * The cutoff the per-row default pass ({@link #purgeFinished}) should use for the default retention's
+     * {@code cutoff}: the same where nothing is dropped whole (the default); on a store with day partitions the start
+     * of the day before the cutoff's day, so that the rows of the last days past the cutoff are left for
+     * {@link #maintainPartitions} to drop whole rather than deleted one by one. Finished instances are then kept
+     * between the retention and the retention plus two days.
+     */
+    default Instant rowPurgeCutoff(Instant cutoff) {
+        return cutoff;
+    }
+
     /** How many instances are in each status; every status is a key, zero if none. */
     Map<InstanceStatus, Long> countByStatus();
 }

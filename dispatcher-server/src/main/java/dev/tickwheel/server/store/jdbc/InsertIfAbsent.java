@@ -13,37 +13,39 @@ import java.util.Set;
 import java.util.function.ToIntFunction;
 
 /**
- * Inserts waiting instances unless a row with the same unique key exists, and says which it inserted: one multi-row
- * {@code INSERT ... ON CONFLICT DO NOTHING RETURNING id} per {@code rowsPerInsert} rows where the dialect has it
- * (PostgreSQL), else a JDBC batch of single-row inserts-if-absent whose per-row update counts say the same (H2's
- * {@code MERGE}). The key is the schedule slot (job, scheduled trigger time) for the loader's instances, the run key
- * (job, key) for on-demand runs.
+ * Inserts waiting instances unless an instance with the same unique key exists, and says which it inserted. The key
+ * is the schedule slot (job, scheduled trigger time) for the loader's instances, the run key (job, key) for on-demand
+ * runs ({@link InstanceSql.UniqueKey}).
+ *
+ * <ul>
+ *   <li>PostgreSQL ({@link SqlDialect#partitionsHistory()}): one statement per {@code rowsPerInsert} rows, which
+ *       inserts the keys into their table with {@code ON CONFLICT DO NOTHING}, then the instances whose key was new
+ *       (or null), and returns their ids ({@link SqlDialect#insertIfAbsentReturningIds}).</li>
+ *   <li>H2: a JDBC batch of single-row inserts-if-absent into {@code tw_instance}, whose unique indexes hold the keys,
+ *       and whose per-row update counts say which were inserted ({@code MERGE}).</li>
+ * </ul>
  *
  * <p>Immutable; thread-safe. Runs inside a transaction the caller owns.
  */
 final class InsertIfAbsent {
 
     private final SqlDialect dialect;
-    private final List<String> keyColumns;
-    private final String keyPredicate;
+    private final InstanceSql.UniqueKey key;
     private final boolean scheduled;
     private final int rowsPerInsert;
     private final String singleRow;
 
     /**
-     * @param keyColumns    the unique key's columns
-     * @param keyPredicate  the predicate of a partial unique index, or null
+     * @param key           the unique key
      * @param scheduled     true for instances that fill a schedule slot, false for on-demand runs
      * @param rowsPerInsert rows per multi-row statement: 14 parameters a row, under PostgreSQL's 65 535
      */
-    InsertIfAbsent(SqlDialect dialect, List<String> keyColumns, String keyPredicate, boolean scheduled,
-                   int rowsPerInsert) {
+    InsertIfAbsent(SqlDialect dialect, InstanceSql.UniqueKey key, boolean scheduled, int rowsPerInsert) {
         this.dialect = dialect;
-        this.keyColumns = List.copyOf(keyColumns);
-        this.keyPredicate = keyPredicate;
+        this.key = key;
         this.scheduled = scheduled;
         this.rowsPerInsert = rowsPerInsert;
-        this.singleRow = dialect.insertIfAbsent("tw_instance", InstanceSql.INSERT_COLUMNS, keyColumns, keyPredicate);
+        this.singleRow = dialect.insertIfAbsent("tw_instance", InstanceSql.INSERT_COLUMNS, key.columns());
     }
 
     /** Inserts what is absent, in the order given, each in the shard {@code shards} names; returns the ids inserted. */
@@ -53,7 +55,7 @@ final class InsertIfAbsent {
         for (int from = 0; from < instances.size(); from += rowsPerInsert) {
             List<NewInstance> chunk = instances.subList(from, Math.min(instances.size(), from + rowsPerInsert));
             Optional<String> multiRow = dialect.insertIfAbsentReturningIds("tw_instance", InstanceSql.INSERT_COLUMNS,
-                    keyColumns, keyPredicate, chunk.size());
+                    key.table(), key.columns(), chunk.size());
             if (multiRow.isPresent()) {
                 insertMultiRow(connection, multiRow.get(), chunk, nowMs, shards, inserted);
             } else {

@@ -66,13 +66,23 @@ final class InstanceSql {
 
     static final String COLUMNS = String.join(", ", READ_COLUMNS);
 
-    /** The schedule slot: a loader that runs twice cannot fill it twice (tw_instance_slot_uk). */
-    static final List<String> SLOT_KEY = List.of("job_id", "scheduled_trigger_time_ms");
+    /**
+     * A unique key of instances: its columns, unique in {@code tw_instance} itself on H2 (a unique index), and in
+     * {@code table}, which maps the key to its {@code instance_id}, on the partitioned PostgreSQL history
+     * ({@link PartitionedHistory}: a unique index on a partitioned table must include the partition key, the id).
+     * A row with a null key column has no key and never conflicts.
+     */
+    record UniqueKey(String table, List<String> columns) {
+    }
 
-    /** The caller's run key ({@link RunKeyColumn}: partial on PostgreSQL, see {@link #RUN_KEY_PREDICATE}). */
-    static final List<String> RUN_KEY = List.of("job_id", "run_key");
+    /** The schedule slot: a loader that runs twice cannot fill it twice (tw_instance_slot_uk, tw_instance_slot). */
+    static final UniqueKey SLOT_KEY = new UniqueKey("tw_instance_slot", List.of("job_id",
+            "scheduled_trigger_time_ms"));
 
-    /** The predicate of the run-key index on PostgreSQL. */
+    /** The caller's run key ({@link RunKeyColumn} on H2, {@code tw_run_key} on PostgreSQL). */
+    static final UniqueKey RUN_KEY = new UniqueKey("tw_run_key", List.of("job_id", "run_key"));
+
+    /** The predicate of the partial run-key index that schema version 7 made on PostgreSQL. */
     static final String RUN_KEY_PREDICATE = "run_key IS NOT NULL";
 
     /** Parameters: the 14 {@link #INSERT_COLUMNS} in order. */
@@ -199,13 +209,6 @@ final class InstanceSql {
             + " a.claim_node AS a_claim_node, a.claim_epoch AS a_claim_epoch"
             + " FROM tw_instance i LEFT JOIN tw_attempt a ON a.instance_id = i.id WHERE i.id = ? ORDER BY a.attempt";
 
-    /** Parameters: job id, run keys (a VARCHAR array). Served by the run-key index ({@link RunKeyColumn}). */
-    static final String SELECT_BY_JOB_AND_KEYS = "SELECT " + COLUMNS + " FROM tw_instance"
-            + " WHERE job_id = ? AND run_key = ANY(?)";
-
-    /** Parameters: job id, run keys (a VARCHAR array). The ids and keys only, by the run-key index. */
-    static final String SELECT_IDS_BY_JOB_AND_KEYS = "SELECT id, run_key FROM tw_instance"
-            + " WHERE job_id = ? AND run_key = ANY(?)";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_BY_IDS = "SELECT " + COLUMNS + " FROM tw_instance WHERE id = ANY(?)";
@@ -264,8 +267,24 @@ final class InstanceSql {
      */
     final String selectForeignClaims;
     final String cancelAllOfJobReturningIds;
+    /**
+     * Parameters: job id, run keys (a VARCHAR array). The instances with these keys: by the run-key index
+     * ({@link RunKeyColumn}), or through {@code tw_run_key} where the history is partitioned.
+     */
+    final String selectByJobAndKeys;
+    /** Parameters: job id, run keys (a VARCHAR array). The ids and keys only (id first, key second). */
+    final String selectIdsByJobAndKeys;
 
     InstanceSql(SqlDialect dialect) {
+        if (dialect.partitionsHistory()) {
+            selectByJobAndKeys = "SELECT " + READ_COLUMNS.stream().map(c -> "i." + c).collect(Collectors.joining(", "))
+                    + " FROM tw_run_key k JOIN tw_instance i ON i.id = k.instance_id"
+                    + " WHERE k.job_id = ? AND k.run_key = ANY(?)";
+            selectIdsByJobAndKeys = "SELECT instance_id, run_key FROM tw_run_key WHERE job_id = ? AND run_key = ANY(?)";
+        } else {
+            selectByJobAndKeys = "SELECT " + COLUMNS + " FROM tw_instance WHERE job_id = ? AND run_key = ANY(?)";
+            selectIdsByJobAndKeys = "SELECT id, run_key FROM tw_instance WHERE job_id = ? AND run_key = ANY(?)";
+        }
         String now = new DatabaseClock(dialect, null).sql();
         leaseHeld = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
                 + " AND l.owner_session = ? AND l.expires_at_ms > " + now + ")";

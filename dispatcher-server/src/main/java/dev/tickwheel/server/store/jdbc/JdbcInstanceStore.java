@@ -41,8 +41,10 @@ import java.util.function.ToIntFunction;
  * {@link InstanceStore} over JDBC, for H2 and PostgreSQL, as one cluster member ({@link Fence}): creation and reads
  * here, status changes in {@link InstanceTransitions} and {@link BatchTransitions}, inherited claims in
  * {@link ForeignClaimStatements}, the history pages and attempts in {@link InstanceHistoryReads}, the retention purge
- * in {@link FinishedInstancePurge}, on-demand runs and keys in {@link OnDemandRuns}, cancels of sets and reschedules
- * in {@link WaitingMoves}. Every insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}).
+ * in {@link FinishedInstancePurge} and, where the history is partitioned (PostgreSQL), {@link PartitionRetention},
+ * on-demand runs and keys in {@link OnDemandRuns}, cancels of sets and reschedules in {@link WaitingMoves}. Every
+ * insert writes the instance's shard ({@link dev.tickwheel.server.store.Shards}), after the partitions its ids and
+ * slots fall in exist ({@link HistoryPartitions#prepareFor}).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -63,8 +65,11 @@ final class JdbcInstanceStore implements InstanceStore {
     private final WaitingMoves waitingMoves;
     private final int shardCount;
     private final SqlDialect dialect;
+    private final HistoryPartitions partitions;
+    private final PartitionRetention partitionRetention;
 
-    JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount, Fence fence) {
+    JdbcInstanceStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount, Fence fence,
+                      HistoryPartitions partitions) {
         this.runner = runner;
         this.dialect = dialect;
         this.sql = new InstanceSql(dialect);
@@ -74,13 +79,15 @@ final class JdbcInstanceStore implements InstanceStore {
         this.transitions = new InstanceTransitions(runner, clock, fence);
         this.batchTransitions = new BatchTransitions(runner, sql, dialect, clock, fence);
         this.pageCreation = new PageInstanceCreation(dialect, shardCount);
-        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, null, true,
+        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, true,
                 PageInstanceCreation.ROWS_PER_INSERT);
         this.foreignClaims = new ForeignClaimStatements(runner, sql, clock, fence);
         this.historyReads = new InstanceHistoryReads(runner, dialect);
         this.purge = new FinishedInstancePurge(runner, dialect);
-        this.onDemandRuns = new OnDemandRuns(runner, dialect, shardCount);
+        this.onDemandRuns = new OnDemandRuns(runner, dialect, sql, shardCount);
         this.waitingMoves = new WaitingMoves(runner, dialect, clock);
+        this.partitions = partitions;
+        this.partitionRetention = new PartitionRetention(runner, partitions);
     }
 
     @Override
@@ -91,6 +98,7 @@ final class JdbcInstanceStore implements InstanceStore {
         List<Long> ids = instances.stream().map(NewInstance::id).toList();
         long nowMs = clock.millis();
         try {
+            partitions.prepareFor(instances, true);
             return runner.inTransaction("create instances and advance job " + jobId, connection -> {
                 if (!advanceJob(connection, advance)) {
                     return AdvanceResult.LOST;
@@ -98,6 +106,7 @@ final class JdbcInstanceStore implements InstanceStore {
                 return insertSlotsIfAbsent(connection, instances, nowMs, i -> advance.shardOf(i, shardCount));
             });
         } catch (StoreException e) {
+            partitions.insertFailed(e);
             throw duplicateIds.translate(e, ids);
         }
     }
@@ -107,6 +116,7 @@ final class JdbcInstanceStore implements InstanceStore {
         Objects.requireNonNull(next, "next");
         long nowMs = clock.millis();
         try {
+            partitions.prepareFor(List.of(next), true);
             return runner.inTransaction("create follow-up of job " + next.jobId(), connection -> {
                 // The job row lock first: every later statement of this transaction reads what was committed by
                 // whoever held it before (a follow-up, a loader), so two completions cannot both see "no chain".
@@ -132,6 +142,7 @@ final class JdbcInstanceStore implements InstanceStore {
                         i -> Shards.of(i.jobId(), shardCount)).created().size() == 1;
             });
         } catch (StoreException e) {
+            partitions.insertFailed(e);
             throw duplicateIds.translate(e, List.of(next.id()));
         }
     }
@@ -153,9 +164,11 @@ final class JdbcInstanceStore implements InstanceStore {
         }
         long nowMs = clock.millis();
         try {
+            partitions.prepareFor(advances.stream().flatMap(a -> a.instances().stream()).toList(), true);
             return runner.inTransaction("create instances and advance " + advances.size() + " jobs",
                     connection -> pageCreation.run(connection, advances, nowMs));
         } catch (StoreException e) {
+            partitions.insertFailed(e);
             throw duplicateIds.translate(e, ids);
         }
     }
@@ -208,8 +221,10 @@ final class JdbcInstanceStore implements InstanceStore {
         List<Long> ids = runs.stream().map(NewInstance::id).toList();
         duplicateIds.checkDistinct(ids);
         try {
+            partitions.prepareFor(runs, false);
             return onDemandRuns.insert(runs, clock.millis());
         } catch (StoreException e) {
+            partitions.insertFailed(e);
             throw duplicateIds.translate(e, ids);
         }
     }
@@ -337,6 +352,20 @@ final class JdbcInstanceStore implements InstanceStore {
     public PurgeBatch purgeFinished(PurgeScope scope, Instant cutoff, long afterId, int limit) {
         return purge.purge(Objects.requireNonNull(scope, "scope"), Objects.requireNonNull(cutoff, "cutoff"), afterId,
                 limit);
+    }
+
+    @Override
+    public long maintainPartitions(Instant now, Instant cutoff, Set<Long> jobsKeptLonger) {
+        if (!partitions.enabled()) {
+            return 0;
+        }
+        return partitionRetention.dropExpired(Objects.requireNonNull(now, "now"),
+                Objects.requireNonNull(cutoff, "cutoff"), Set.copyOf(jobsKeptLonger));
+    }
+
+    @Override
+    public Instant rowPurgeCutoff(Instant cutoff) {
+        return partitions.enabled() ? PartitionRetention.rowPurgeCutoff(cutoff) : cutoff;
     }
 
     @Override

@@ -17,15 +17,16 @@ import java.time.Duration;
 import java.util.Properties;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
- * the Flyway migrations shipped in this jar ({@code db/migration}, and the Java steps {@link ShardsOfExistingRows} and
- * {@link RunKeyColumn}),
- * reads the store's shard count, and hands out the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore}
- * over that pool, all three acting as one cluster member: one session, the fence token of every claim and settle.
+ * the Flyway migrations shipped in this jar ({@link #migrations}), reads the store's shard count, on PostgreSQL
+ * makes sure the history has its partitions for today and the next days ({@link HistoryPartitions}), and hands out
+ * the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore} over that pool, all three acting as one cluster
+ * member: one session, the fence token of every claim and settle.
  * The job and instance stores come twice: the engine's, and the callers' ({@link #callerJobs()},
  * {@link #callerInstances()}), whose reads wait at most {@link JdbcStoreConfig#callerNetworkTimeout()} for the
  * database. {@link #probe()} builds the health check's {@link StoreProbe}. {@link #close()} closes the pool.
@@ -57,7 +58,7 @@ public final class JdbcStores implements AutoCloseable {
     private final JdbcStoreConfig config;
 
     private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config, int shardCount,
-                       long session) {
+                       long session, HistoryPartitions partitions) {
         this.dataSource = dataSource;
         this.redactedUrl = config.redactedJdbcUrl();
         this.dialect = dialect;
@@ -67,9 +68,10 @@ public final class JdbcStores implements AutoCloseable {
         DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
         Fence fence = new Fence(session, leaseClock);
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
-        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence);
+        this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
-        this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence);
+        this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence,
+                partitions);
         // H2 is single-process: its file lock admits one process (an in-memory database, one JVM). Caveat: two
         // processes on one H2 TCP server are kept apart only by SingleServerLock; each join would end the other.
         this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
@@ -97,17 +99,16 @@ public final class JdbcStores implements AutoCloseable {
             throw inUse(e, config).orElseThrow(() -> e);
         }
         try {
-            int applied = Flyway.configure()
-                    .dataSource(dataSource)
-                    .locations("classpath:db/migration")
-                    .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE),
-                            new RunKeyColumn(), new WaitingDueIndex())
-                    .load()
-                    .migrate()
-                    .migrationsExecuted;
+            int applied = migrations(dataSource).load().migrate().migrationsExecuted;
             int shardCount;
             try (Connection connection = dataSource.getConnection()) {
                 shardCount = readShardCount(connection);
+            }
+            HistoryPartitions partitions = HistoryPartitions.none();
+            if (dialect.partitionsHistory()) {
+                partitions = HistoryPartitions.of(new TransactionRunner(dataSource, Duration.ZERO));
+                partitions.load();
+                partitions.createAhead(config.clock().instant());
             }
             long session = config.sessionForOpen();
             log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={},"
@@ -115,7 +116,7 @@ public final class JdbcStores implements AutoCloseable {
                     config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
                     config.callerNetworkTimeout(), applied, shardCount, session,
                     config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
-            return new JdbcStores(dataSource, dialect, config, shardCount, session);
+            return new JdbcStores(dataSource, dialect, config, shardCount, session, partitions);
         } catch (SQLException e) {
             dataSource.close();
             throw new dev.tickwheel.server.store.StoreException("cannot read the shard count of "
@@ -124,6 +125,18 @@ public final class JdbcStores implements AutoCloseable {
             dataSource.close();
             throw e;
         }
+    }
+
+    /**
+     * The schema's migrations: the SQL files shipped in this jar ({@code db/migration}) and the Java steps
+     * {@link ShardsOfExistingRows} (3.1), {@link RunKeyColumn} (7) and {@link PartitionedHistory} (8).
+     */
+    static FluentConfiguration migrations(DataSource dataSource) {
+        return Flyway.configure()
+                .dataSource(dataSource)
+                .locations("classpath:db/migration")
+                .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE), new RunKeyColumn(),
+                        new WaitingDueIndex(), new PartitionedHistory());
     }
 
     private static HikariConfig hikariConfig(JdbcStoreConfig config) {

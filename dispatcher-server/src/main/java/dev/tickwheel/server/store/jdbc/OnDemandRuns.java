@@ -30,7 +30,8 @@ import java.util.TreeSet;
  * run is placed by its job's settings as committed ({@link dev.tickwheel.server.job.Job#spreadsInstances()}: its own
  * shard, or its job's; a job update that makes the job need one owner moves the waiting instances it finds, which
  * then include these, see {@code JdbcJobStore#update}); every run
- * whose job exists is inserted with one insert-if-absent on the run-key index ({@link RunKeyColumn}), many rows a
+ * whose job exists is inserted with one insert-if-absent on its run key ({@link InsertIfAbsent}: the unique index of
+ * {@link RunKeyColumn} on H2, the {@code tw_run_key} table of the partitioned history on PostgreSQL), many rows a
  * statement where the database can say which rows it inserted, in (job, key) order so that overlapping writes cannot
  * deadlock; the keyed runs that were not inserted read the
  * instance their key names, one query per job. A keyless run never conflicts (NULL keys are distinct), so it is always
@@ -58,14 +59,17 @@ final class OnDemandRuns {
     private final int shardCount;
     private final String lockJobs;
     private final InsertIfAbsent keyed;
+    private final String selectByKeys;
+    private final String selectIdsByKeys;
 
-    OnDemandRuns(TransactionRunner runner, SqlDialect dialect, int shardCount) {
+    OnDemandRuns(TransactionRunner runner, SqlDialect dialect, InstanceSql sql, int shardCount) {
         this.runner = runner;
         this.shardCount = shardCount;
         this.lockJobs = "SELECT id, max_concurrent, schedule_type FROM tw_job WHERE id = ANY(?) ORDER BY id"
                 + dialect.lockAgainstChange();
-        this.keyed = new InsertIfAbsent(dialect, InstanceSql.RUN_KEY, InstanceSql.RUN_KEY_PREDICATE, false,
-                ROWS_PER_INSERT);
+        this.keyed = new InsertIfAbsent(dialect, InstanceSql.RUN_KEY, false, ROWS_PER_INSERT);
+        this.selectByKeys = sql.selectByJobAndKeys;
+        this.selectIdsByKeys = sql.selectIdsByJobAndKeys;
     }
 
     /** One result per run, in order (see {@link dev.tickwheel.server.store.InstanceStore#insertRuns}). */
@@ -193,7 +197,7 @@ final class OnDemandRuns {
             return ids;
         }
         return runner.autoCommit("find " + keys.size() + " runs of job " + jobId, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_IDS_BY_JOB_AND_KEYS)) {
+            try (PreparedStatement ps = connection.prepareStatement(selectIdsByKeys)) {
                 ps.setLong(1, jobId);
                 ps.setArray(2, connection.createArrayOf("varchar", keys.toArray(new String[0])));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -206,9 +210,9 @@ final class OnDemandRuns {
         });
     }
 
-    private static List<Instance> byKeys(Connection connection, long jobId, List<String> keys) throws SQLException {
+    private List<Instance> byKeys(Connection connection, long jobId, List<String> keys) throws SQLException {
         List<Instance> found = new ArrayList<>(keys.size());
-        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_JOB_AND_KEYS)) {
+        try (PreparedStatement ps = connection.prepareStatement(selectByKeys)) {
             ps.setLong(1, jobId);
             ps.setArray(2, connection.createArrayOf("varchar", keys.toArray(new String[0])));
             try (ResultSet rs = ps.executeQuery()) {

@@ -39,7 +39,7 @@ final class PageInstanceCreation {
 
     PageInstanceCreation(SqlDialect dialect, int shardCount) {
         this.shardCount = shardCount;
-        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, null, true, ROWS_PER_INSERT);
+        this.slots = new InsertIfAbsent(dialect, InstanceSql.SLOT_KEY, true, ROWS_PER_INSERT);
     }
 
     List<AdvanceResult> run(Connection connection, List<JobAdvance> advances, long nowMs) throws SQLException {

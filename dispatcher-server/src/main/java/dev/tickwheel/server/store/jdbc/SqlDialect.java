@@ -32,14 +32,6 @@ public interface SqlDialect {
     String insertIfAbsent(String table, List<String> columns, List<String> keyColumns);
 
     /**
-     * {@link #insertIfAbsent} where the unique key is a partial index with {@code keyPredicate} (PostgreSQL must name
-     * it to infer the index; a database without partial indexes has a full one there and ignores it).
-     */
-    default String insertIfAbsent(String table, List<String> columns, List<String> keyColumns, String keyPredicate) {
-        return insertIfAbsent(table, columns, keyColumns);
-    }
-
-    /**
      * The suffix of a {@code SELECT} that locks the rows it reads against their deletion and update for the rest of
      * the transaction, as lightly as the database allows: PostgreSQL's {@code FOR SHARE} lets any number of such
      * transactions proceed together and blocks a {@code DELETE} or {@code UPDATE} until they end (and an update in
@@ -76,12 +68,23 @@ public interface SqlDialect {
     }
 
     /**
-     * {@link #insertIfAbsent(String, List, List, String)} for {@code rows} rows (one {@code ?} per column per row, row
-     * after row) that, run as a query, returns the {@code id} of every row it inserted; empty if the database has no
-     * such statement (the caller then batches the single-row form, whose update counts say the same).
+     * Whether this database keeps the instance history in day partitions, with the unique keys of instances (schedule
+     * slot, run key) in tables of their own ({@link PartitionedHistory}: PostgreSQL), rather than in one table whose
+     * unique indexes hold them (H2).
+     */
+    default boolean partitionsHistory() {
+        return false;
+    }
+
+    /**
+     * An insert of {@code rows} rows into {@code table} (one {@code ?} per column per row, row after row) that inserts
+     * a row only if its key ({@code keyColumns}, all non-null) is absent from {@code keyTable}, records the key there
+     * with the row's {@code id} as {@code instance_id}, and run as a query returns the {@code id} of every row it
+     * inserted; a row with a null key column is always inserted. Empty where the keys live in {@code table} itself
+     * ({@link #partitionsHistory()} false): the caller then batches {@link #insertIfAbsent}.
      */
     default java.util.Optional<String> insertIfAbsentReturningIds(String table, List<String> columns,
-                                                                  List<String> keyColumns, String keyPredicate,
+                                                                  String keyTable, List<String> keyColumns,
                                                                   int rows) {
         return java.util.Optional.empty();
     }
@@ -95,6 +98,16 @@ public interface SqlDialect {
      * @throws SQLException if the database refuses the setting
      */
     default void preferIndexOrder(Connection connection) throws SQLException {
+    }
+
+    /**
+     * Makes the rest of the current transaction's joins of a few hundred given keys (an {@code unnest} of arrays) with
+     * a table probe the table's index once per key, rather than hash or sort a scan of the whole table, whatever the
+     * statistics say. Does nothing by default; must be called inside a transaction (its effect ends with it).
+     *
+     * @throws SQLException if the database refuses the setting
+     */
+    default void preferIndexLookups(Connection connection) throws SQLException {
     }
 
     /**

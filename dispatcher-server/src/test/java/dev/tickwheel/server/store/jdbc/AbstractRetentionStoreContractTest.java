@@ -89,6 +89,10 @@ abstract class AbstractRetentionStoreContractTest {
         try (Connection connection = stores.dataSource().getConnection();
                 Statement statement = connection.createStatement()) {
             statement.executeUpdate("DELETE FROM tw_instance");
+            if (TestPartitions.partitioned(connection)) { // the keys live in tables of their own there
+                statement.executeUpdate("DELETE FROM tw_run_key");
+                statement.executeUpdate("DELETE FROM tw_instance_slot");
+            }
             statement.executeUpdate("DELETE FROM tw_job");
         }
     }

@@ -140,7 +140,9 @@ public record LargeHistory(int jobs, int instances, int waiting, Instant from, I
     /**
      * Inserts the jobs (batched, since each row's shard is a hash only Java computes), then the instances and attempts
      * with one {@code INSERT ... SELECT} each over a generated range ({@code SYSTEM_RANGE} on H2, {@code
-     * generate_series} on PostgreSQL), the instances joined to their job for its shard. Commits.
+     * generate_series} on PostgreSQL), the instances joined to their job for its shard. Where the history is
+     * partitioned (PostgreSQL, schema 9) it first makes the days' partitions, and records the scheduled instances'
+     * slots in {@code tw_instance_slot}. Commits.
      */
     public void load(Connection connection) throws SQLException {
         boolean postgres = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT)
@@ -148,10 +150,20 @@ public record LargeHistory(int jobs, int instances, int waiting, Instant from, I
         boolean autoCommit = connection.getAutoCommit();
         connection.setAutoCommit(false);
         try {
+            boolean partitioned = TestPartitions.partitioned(connection);
+            if (partitioned) {
+                // Instances over [from, to); slots up to 30 s after their instance.
+                TestPartitions.createDays(connection, from, to.plusSeconds(30));
+            }
             insertJobs(connection);
             try (Statement s = connection.createStatement()) {
-                s.executeUpdate(instancesSql(postgres ? "generate_series(1, " + instances + ") AS r(x)"
+                s.executeUpdate(instancesSql(postgres ? "generate_series(CAST(1 AS BIGINT), " + instances + ") AS r(x)"
                         : "SYSTEM_RANGE(1, " + instances + ") r"));
+                if (partitioned) {
+                    s.executeUpdate("INSERT INTO tw_instance_slot (job_id, scheduled_trigger_time_ms, instance_id)"
+                            + " SELECT job_id, scheduled_trigger_time_ms, id FROM tw_instance"
+                            + " WHERE scheduled_trigger_time_ms IS NOT NULL");
+                }
                 // Attempt 1 of every instance with attempt >= 2, attempt 2 of those with 3.
                 s.executeUpdate(attemptsSql(1));
                 s.executeUpdate(attemptsSql(2));

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
@@ -45,14 +46,25 @@ class PostgresRetentionPlanTest {
         database = PostgresTestDatabase.createSchema();
         JdbcStores.open(database.jdbcUrl()).close(); // the schema, by Flyway
         try (Connection c = DriverManager.getConnection(database.jdbcUrl()); Statement s = c.createStatement()) {
-            s.execute("ALTER TABLE tw_instance SET (autovacuum_enabled = false)");
+            // Rows over 200 s from START_MS: one day partition (the history is partitioned on PostgreSQL).
+            TestPartitions.createDays(c, Instant.ofEpochMilli(START_MS), Instant.ofEpochMilli(START_MS + ROWS));
+            TestPartitions.setAutovacuum(c, "tw_instance", false);
+            TestPartitions.setAutovacuum(c, "tw_instance_slot", false);
+            s.execute("ALTER TABLE tw_run_key SET (autovacuum_enabled = false)");
             s.execute("ANALYZE tw_instance");
+            s.execute("ANALYZE tw_instance_slot");
+            s.execute("ANALYZE tw_run_key");
             // Mostly finished history, every 50th row still waiting; job i % 2000 + 1, in that job's shard.
             s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt, created_at_ms,"
                     + " updated_at_ms, shard) SELECT (" + START_OFFSET_MS + " + i) << 22, i % " + JOBS + " + 1,"
                     + " CASE WHEN i % 50 = 0 THEN 'WAITING' WHEN i % 7 = 0 THEN 'FAILED' ELSE 'SUCCEEDED' END, "
                     + START_MS + " + i, 1, " + START_MS + " + i, " + START_MS + " + i + 1000, (i % " + JOBS
                     + " + 1) % 256 FROM generate_series(1, " + ROWS + ") i");
+            // Their keys, where the partitioned history keeps them: every row's slot, every tenth a caller's key.
+            s.execute("INSERT INTO tw_instance_slot (job_id, scheduled_trigger_time_ms, instance_id)"
+                    + " SELECT job_id, expected_trigger_time_ms, id FROM tw_instance");
+            s.execute("INSERT INTO tw_run_key (job_id, run_key, instance_id)"
+                    + " SELECT job_id, 'key-' || id, id FROM tw_instance WHERE expected_trigger_time_ms % 10 = 0");
         }
     }
 
@@ -75,7 +87,26 @@ class PostgresRetentionPlanTest {
     void deleteOfTheChosenRows_findsThemByPrimaryKey() throws SQLException {
         Long[] ids = LongStream.rangeClosed(1, LIMIT).map(i -> (START_OFFSET_MS + i * 3) << 22).boxed()
                 .toArray(Long[]::new);
-        assertUsesIndex(FinishedInstancePurge.DELETE_FINISHED, "tw_instance_pkey", ids, START_MS + ROWS / 2);
+        assertUsesIndex(FinishedInstancePurge.DELETE_FINISHED, "tw_instance_pkey", ids, ids[0], ids[LIMIT - 1],
+                START_MS + ROWS / 2);
+    }
+
+    @Test
+    void deleteOfTheDeletedRowsSlots_findsThemByTheSlotKey() throws SQLException {
+        List<Long> rows = LongStream.rangeClosed(1, LIMIT).map(i -> i * 3).boxed().toList();
+        assertUsesIndex(FinishedInstancePurge.DELETE_SLOTS, "tw_instance_slot_pk",
+                rows.stream().map(i -> i % JOBS + 1).toArray(Long[]::new),
+                rows.stream().map(i -> START_MS + i).toArray(Long[]::new),
+                rows.stream().map(i -> (START_OFFSET_MS + i) << 22).toArray(Long[]::new));
+    }
+
+    @Test
+    void deleteOfTheDeletedRowsRunKeys_findsThemByTheKey() throws SQLException {
+        List<Long> rows = LongStream.rangeClosed(1, LIMIT).map(i -> i * 10).boxed().toList();
+        assertUsesIndex(FinishedInstancePurge.DELETE_RUN_KEYS, "tw_run_key_pk",
+                rows.stream().map(i -> i % JOBS + 1).toArray(Long[]::new),
+                rows.stream().map(i -> "key-" + ((START_OFFSET_MS + i) << 22)).toArray(String[]::new),
+                rows.stream().map(i -> (START_OFFSET_MS + i) << 22).toArray(Long[]::new));
     }
 
     /** Half the rows were created before the bound. */
@@ -89,23 +120,39 @@ class PostgresRetentionPlanTest {
                 if (freshStatistics) {
                     try (Statement s = c.createStatement()) {
                         s.execute("ANALYZE tw_instance");
+                        s.execute("ANALYZE tw_instance_slot");
+                        s.execute("ANALYZE tw_run_key");
                     }
                 }
                 c.setAutoCommit(false);
                 new PostgresDialect().preferIndexOrder(c); // as the store does for the batch's transaction
+                new PostgresDialect().preferIndexLookups(c); // as it does before the deletes of the keys
                 String state = freshStatistics ? "fresh statistics" : "statistics of the empty table";
-                assertIndexPlan(explainBound(c, statement, params), index, state + ", values bound");
-                assertIndexPlan(explainGeneric(c, statement, params), index, state + ", generic plan");
+                Set<String> wanted = TestPartitions.indexAndPartitions(c, index);
+                Set<String> statusIndex = TestPartitions.indexAndPartitions(c, "tw_instance_status_idx");
+                assertIndexPlan(explainBound(c, statement, params), wanted, statusIndex, state + ", values bound");
+                assertIndexPlan(explainGeneric(c, statement, params), wanted, statusIndex, state + ", generic plan");
                 c.rollback();
                 c.setAutoCommit(true);
             }
         }
     }
 
-    private static void assertIndexPlan(String plan, String index, String what) {
-        assertFalse(plan.contains("Seq Scan on tw_instance"), what + ":\n" + plan);
-        assertFalse(plan.contains("tw_instance_status_idx"), "every finished row's entry read, " + what + ":\n" + plan);
-        assertTrue(plan.contains(index), what + ", expected " + index + ":\n" + plan);
+    /**
+     * On the partitioned history the plan scans each day's partition with that partition's index (an Append of index
+     * scans): {@code index} stands for the index and its partitions.
+     */
+    private static void assertIndexPlan(String plan, Set<String> index, Set<String> statusIndex, String what) {
+        // The tables that hold the rows: the day's partitions and the run keys. The empty partitions of the days the
+        // store made ahead at open (analyzed empty, like everything here) may get a sequential scan: it reads nothing.
+        PartitionDay day = PartitionDay.ofMillis(START_MS);
+        for (String table : List.of(day.partitionOf("tw_instance"), day.partitionOf("tw_instance_slot"), "tw_run_key")) {
+            assertFalse(plan.contains("Seq Scan on " + table + " "), what + ":\n" + plan);
+        }
+        assertFalse(statusIndex.stream().anyMatch(name -> plan.contains(name + " ")),
+                "every finished row's entry read, " + what + ":\n" + plan);
+        assertTrue(index.stream().anyMatch(name -> plan.contains(name + " ")), what + ", expected " + index + ":\n"
+                + plan);
     }
 
     private static String explainBound(Connection c, String statement, Object... params) throws SQLException {
@@ -126,8 +173,8 @@ class PostgresRetentionPlanTest {
             s.execute("SET LOCAL plan_cache_mode = force_generic_plan");
             s.execute("PREPARE purge_plan AS " + numbered);
         }
-        String args = java.util.Arrays.stream(params).map(p -> p instanceof Long[] ids
-                ? "'{" + java.util.Arrays.stream(ids).map(String::valueOf).collect(Collectors.joining(",")) + "}'"
+        String args = java.util.Arrays.stream(params).map(p -> p instanceof Object[] values
+                ? "'{" + java.util.Arrays.stream(values).map(String::valueOf).collect(Collectors.joining(",")) + "}'"
                 : String.valueOf(p)).collect(Collectors.joining(", "));
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN EXECUTE purge_plan(" + args + ")")) {
             return readPlan(ps);
@@ -142,6 +189,8 @@ class PostgresRetentionPlanTest {
         for (int i = 0; i < params.length; i++) {
             if (params[i] instanceof Long[] ids) {
                 ps.setArray(i + 1, c.createArrayOf("bigint", ids));
+            } else if (params[i] instanceof String[] keys) {
+                ps.setArray(i + 1, c.createArrayOf("varchar", keys));
             } else if (params[i] instanceof Integer value) {
                 ps.setInt(i + 1, value);
             } else {
