@@ -6,10 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import org.flywaydb.core.api.MigrationVersion;
-import org.flywaydb.core.api.migration.Context;
-import org.flywaydb.core.api.migration.JavaMigration;
 
 /**
  * Schema version 9, PostgreSQL only: the instance history in day partitions, so that the retention drops whole days
@@ -45,7 +41,7 @@ import org.flywaydb.core.api.migration.JavaMigration;
  *
  * <p>Immutable; Flyway runs it once, on its own connection, in its transaction.
  */
-final class PartitionedHistory implements JavaMigration {
+final class PartitionedHistory extends SchemaStep {
 
     static final String LEGACY_INSTANCES = "tw_instance_legacy";
     static final String LEGACY_ATTEMPTS = "tw_attempt_legacy";
@@ -53,30 +49,13 @@ final class PartitionedHistory implements JavaMigration {
     /** {@code server_version_num} of PostgreSQL 14. */
     private static final int POSTGRES_14 = 140_000;
 
-    @Override
-    public MigrationVersion getVersion() {
-        return MigrationVersion.fromVersion("9");
+    PartitionedHistory() {
+        super("9", "history in day partitions");
     }
 
     @Override
-    public String getDescription() {
-        return "history in day partitions";
-    }
-
-    @Override
-    public Integer getChecksum() {
-        return null;
-    }
-
-    @Override
-    public boolean canExecuteInTransaction() {
-        return true;
-    }
-
-    @Override
-    public void migrate(Context context) throws SQLException {
-        Connection connection = context.getConnection();
-        if (!connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres")) {
+    void migrate(Connection connection, boolean postgres) throws SQLException {
+        if (!postgres) {
             return;
         }
         try (Statement s = connection.createStatement()) {

@@ -3,10 +3,6 @@ package dev.tickwheel.server.store.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
-import org.flywaydb.core.api.MigrationVersion;
-import org.flywaydb.core.api.migration.Context;
-import org.flywaydb.core.api.migration.JavaMigration;
 
 /**
  * Schema version 7: the caller's run key ({@code tw_instance.run_key}) and its unique index on (job_id, run_key), which
@@ -21,36 +17,17 @@ import org.flywaydb.core.api.migration.JavaMigration;
  *
  * <p>Immutable; Flyway runs it once, on its own connection, in its transaction.
  */
-final class RunKeyColumn implements JavaMigration {
+final class RunKeyColumn extends SchemaStep {
 
     /** The index's name: {@link PostgresDialect} names its predicate in {@code ON CONFLICT}. */
     static final String INDEX = "tw_instance_run_key_uk";
 
-    @Override
-    public MigrationVersion getVersion() {
-        return MigrationVersion.fromVersion("7");
+    RunKeyColumn() {
+        super("7", "run keys");
     }
 
     @Override
-    public String getDescription() {
-        return "run keys";
-    }
-
-    @Override
-    public Integer getChecksum() {
-        return null;
-    }
-
-    @Override
-    public boolean canExecuteInTransaction() {
-        return true;
-    }
-
-    @Override
-    public void migrate(Context context) throws SQLException {
-        Connection connection = context.getConnection();
-        boolean postgres = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT)
-                .contains("postgres");
+    void migrate(Connection connection, boolean postgres) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute("ALTER TABLE tw_instance ADD COLUMN run_key VARCHAR(200)");
             statement.execute("CREATE UNIQUE INDEX " + INDEX + " ON tw_instance (job_id, run_key)"

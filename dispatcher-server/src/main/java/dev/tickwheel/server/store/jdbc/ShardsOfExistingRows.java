@@ -7,9 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import org.flywaydb.core.api.MigrationVersion;
-import org.flywaydb.core.api.migration.Context;
-import org.flywaydb.core.api.migration.JavaMigration;
 
 /**
  * Schema version 3.1: gives the jobs and instances that existed before cluster mode their shard,
@@ -27,7 +24,7 @@ import org.flywaydb.core.api.migration.JavaMigration;
  *
  * <p>Immutable; Flyway runs it once, on its own connection.
  */
-final class ShardsOfExistingRows implements JavaMigration {
+final class ShardsOfExistingRows extends SchemaStep {
 
     /** Ids read and updated per round trip. */
     static final int DEFAULT_PAGE_SIZE = 10_000;
@@ -36,6 +33,7 @@ final class ShardsOfExistingRows implements JavaMigration {
 
     /** @param pageSize ids read and updated per round trip */
     ShardsOfExistingRows(int pageSize) {
+        super("3.1", "shards of existing rows");
         if (pageSize < 1) {
             throw new IllegalArgumentException("pageSize must be positive: " + pageSize);
         }
@@ -43,28 +41,7 @@ final class ShardsOfExistingRows implements JavaMigration {
     }
 
     @Override
-    public MigrationVersion getVersion() {
-        return MigrationVersion.fromVersion("3.1");
-    }
-
-    @Override
-    public String getDescription() {
-        return "shards of existing rows";
-    }
-
-    @Override
-    public Integer getChecksum() {
-        return null;
-    }
-
-    @Override
-    public boolean canExecuteInTransaction() {
-        return true;
-    }
-
-    @Override
-    public void migrate(Context context) throws SQLException {
-        Connection connection = context.getConnection();
+    void migrate(Connection connection, boolean postgres) throws SQLException {
         int shardCount = JdbcStores.readShardCount(connection);
         backfill(connection, shardCount, "SELECT id FROM tw_job WHERE id > ? ORDER BY id LIMIT ?",
                 "UPDATE tw_job SET shard = ? WHERE id = ?");

@@ -3,10 +3,6 @@ package dev.tickwheel.server.store.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
-import org.flywaydb.core.api.MigrationVersion;
-import org.flywaydb.core.api.migration.Context;
-import org.flywaydb.core.api.migration.JavaMigration;
 
 /**
  * Schema version 8: an index of the waiting instances by due time ({@code tw_instance_waiting_due_idx}), which the
@@ -20,35 +16,16 @@ import org.flywaydb.core.api.migration.JavaMigration;
  *
  * <p>Immutable; Flyway runs it once, on its own connection, in its transaction.
  */
-final class WaitingDueIndex implements JavaMigration {
+final class WaitingDueIndex extends SchemaStep {
 
     static final String INDEX = "tw_instance_waiting_due_idx";
 
-    @Override
-    public MigrationVersion getVersion() {
-        return MigrationVersion.fromVersion("8");
+    WaitingDueIndex() {
+        super("8", "waiting instances by due time");
     }
 
     @Override
-    public String getDescription() {
-        return "waiting instances by due time";
-    }
-
-    @Override
-    public Integer getChecksum() {
-        return null;
-    }
-
-    @Override
-    public boolean canExecuteInTransaction() {
-        return true;
-    }
-
-    @Override
-    public void migrate(Context context) throws SQLException {
-        Connection connection = context.getConnection();
-        boolean postgres = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT)
-                .contains("postgres");
+    void migrate(Connection connection, boolean postgres) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute(postgres
                     ? "CREATE INDEX " + INDEX + " ON tw_instance (expected_trigger_time_ms, id)"
