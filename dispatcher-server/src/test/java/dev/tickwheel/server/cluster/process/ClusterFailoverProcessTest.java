@@ -49,8 +49,9 @@ import org.junit.jupiter.api.function.Executable;
  *       the store's {@code claimNode}/{@code claimEpoch} name the last delivery;</li>
  *   <li>take-over: for the instances of A's shards (as held just before the kill) due from 1 s before the kill to a
  *       lease TTL after it, first delivery − max(due, kill) has p50 &lt;= 6 s and max &lt;= 8 s, each plus
- *       {@value #MACHINE_MARGIN_MS} ms (see the constant). The same figure after B's pause is printed, not
- *       asserted.</li>
+ *       {@value #MACHINE_MARGIN_MS} ms (see the constant), leaving out A's calls in flight at the kill (DISPATCHING
+ *       under A, read right after it): those are made again once their deadline has passed, by design, and are
+ *       counted apart. The same figure after B's pause is printed, not asserted.</li>
  * </ul>
  * A summary (counts, take-over p50/max, repeats with the same key, the seed) goes to stdout.
  */
@@ -110,6 +111,7 @@ class ClusterFailoverProcessTest {
 
         long killedAtMillis;
         Set<Integer> killedShards;
+        Set<Long> cutCalls;
         long pausedAtMillis;
         Set<Integer> pausedShards;
         RunStream.Plan plan = new RunStream.Plan(RUNS, SENDING, MAX_DELAY_MS, CANCEL_EVERY, CANCEL_MIN_DELAY_MS,
@@ -125,6 +127,8 @@ class ClusterFailoverProcessTest {
             story.append(clock.now()).append(" kill -9 ").append(a).append(", holding ").append(killedShards.size())
                     .append(" shards; ").append(beforeKill.describe()).append('\n');
             killedAtMillis = nodes.kill(a);
+            // Its claims are fenced: nobody can change them until its leases expire, seconds from now.
+            cutCalls = StoredInstances.claimedBy(db.jdbcUrl(), a.nodeId());
 
             clock.awaitOffset(PAUSE_AT);
             ClusterSnapshot beforePause = nodes.snapshot();
@@ -151,8 +155,10 @@ class ClusterFailoverProcessTest {
 
             DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
                     stream.cancels());
+            // The calls the kill cut are made again once their deadline has passed, by design (ForeignClaimSettler):
+            // they are not part of the take-over of what was due, and are counted apart.
             LatencySummary takeOver = audit.lateness(killedShards, killedAtMillis, killedAtMillis - 1_000,
-                    killedAtMillis + LEASE_TTL.toMillis());
+                    killedAtMillis + LEASE_TTL.toMillis(), cutCalls);
             LatencySummary afterPause = audit.lateness(pausedShards, pausedAtMillis, pausedAtMillis - 1_000,
                     pausedAtMillis + LEASE_TTL.toMillis());
             long cancelled = stream.cancels().stream().filter(RunStream.CancelAnswer::cancelled).count();
@@ -160,6 +166,8 @@ class ClusterFailoverProcessTest {
                     + "load: " + stream.describe() + "\n"
                     + audit.summary() + "\n"
                     + "take-over after kill -9 (first delivery - max(due, kill)): " + takeOver + "\n"
+                    + "calls the kill cut (left out of it, made again after their deadline): " + cutCalls.size()
+                    + "\n"
                     + "take-over after SIGSTOP (reported only): " + afterPause + "\n"
                     + "older-epoch deliveries after a newer one of the same shard (reported only): "
                     + DeliveryAudit.show(audit.shardInterleavings()) + "\n"

@@ -8,14 +8,9 @@ import dev.tickwheel.server.api.ApiClient;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
 import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -119,7 +114,7 @@ class ClusterHotJobProcessTest {
                     .append(killedShards.size()).append(" shards; ").append(beforeKill.describe()).append('\n');
             killedAtMillis = nodes.kill(victim);
             // Its claims are fenced: nobody can change them until its leases expire, seconds from now.
-            Set<Long> cutCalls = claimedBy(victim.nodeId());
+            Set<Long> cutCalls = StoredInstances.claimedBy(db.jdbcUrl(), victim.nodeId());
 
             stream.awaitDone(Duration.ofSeconds(60));
             long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
@@ -224,26 +219,6 @@ class ClusterHotJobProcessTest {
                 () -> assertTrue(ledger.maxInFlight() >= 2, "the limit was reached for (calls overlapped): "
                         + ledger.maxInFlight()),
                 () -> assertEquals(1, byNode.size(), "one owner made every call: " + byNode));
-    }
-
-    /**
-     * The instances a member had claimed and not settled (DISPATCHING under its node): its calls in flight, which
-     * the new owner makes again only once their deadline has passed ({@code ForeignClaimSettler}), so they are not
-     * part of the take-over of what was due.
-     */
-    private Set<Long> claimedBy(int nodeId) throws SQLException {
-        Set<Long> ids = new HashSet<>();
-        try (Connection connection = DriverManager.getConnection(db.jdbcUrl());
-                PreparedStatement ps = connection.prepareStatement(
-                        "SELECT id FROM tw_instance WHERE status = 'DISPATCHING' AND claim_node = ?")) {
-            ps.setInt(1, nodeId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ids.add(rs.getLong(1));
-                }
-            }
-        }
-        return ids;
     }
 
     /** Deliveries received before {@code beforeMillis}, counted by the member that made them. */

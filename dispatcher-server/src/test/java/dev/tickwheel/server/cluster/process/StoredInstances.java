@@ -4,11 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.api.ApiClient;
 import java.net.URLEncoder;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -117,5 +123,25 @@ final class StoredInstances {
     private static JsonNode nullable(JsonNode item, String field) {
         JsonNode value = item.get(field);
         return value == null || value.isNull() ? null : value;
+    }
+
+    /**
+     * The instances a member had claimed and not settled (DISPATCHING under its node): its calls in flight, which
+     * the new owner makes again only once their deadline has passed ({@code ForeignClaimSettler}), so they are not
+     * part of the take-over of what was due.
+     */
+    static Set<Long> claimedBy(String jdbcUrl, int nodeId) throws SQLException {
+        Set<Long> ids = new HashSet<>();
+        try (Connection connection = DriverManager.getConnection(jdbcUrl);
+                PreparedStatement ps = connection.prepareStatement(
+                        "SELECT id FROM tw_instance WHERE status = 'DISPATCHING' AND claim_node = ?")) {
+            ps.setInt(1, nodeId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+        }
+        return ids;
     }
 }
