@@ -1,5 +1,6 @@
 package dev.tickwheel.bench.api;
 
+import dev.tickwheel.bench.ProcessCpu;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -56,7 +57,8 @@ record CpuSample(long nanoTime, long serverCpuNanos, long clientCpuNanos, long m
     /** A sample now, of the server process {@code serverPid}. */
     static CpuSample take(long serverPid) {
         long[] machine = machineTicks();
-        return new CpuSample(System.nanoTime(), dev.tickwheel.bench.ProcessCpu.nanos(serverPid), jvmCpuNanos(), machine[0], machine[1]);
+        return new CpuSample(System.nanoTime(), ProcessCpu.nanos(serverPid), jvmCpuNanos(), machine[0],
+                machine[1]);
     }
 
     /** What was used between this sample and {@code later}. */

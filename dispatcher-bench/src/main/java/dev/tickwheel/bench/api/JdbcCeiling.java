@@ -28,9 +28,9 @@ import java.util.Arrays;
  * </pre>
  *
  * Ids are Snowflake ids of node {@value SnowflakeIdGenerator#MAX_NODE_ID}, which no server leases before the 1 023
- * below it, so they collide with nothing and fall in today's partition of the history. Keys are {@code c-<id>}. Rows are due
- * {@code delayMs} out, shard 0, of a job of their own that the server never runs; the server never arms them (they
- * were not written through it). Inserted ids go to an {@link IdPool} that the cancel phases take from.
+ * below it, so they collide with nothing and fall in today's partition of the history. Keys are {@code c-<id>}. Rows
+ * are due {@code delayMs} out, shard 0, of a job of their own that the server never runs; the server never arms them
+ * (they were not written through it). Inserted ids go to an {@link IdPool} that the cancel phases take from.
  *
  * <p>Before the run-key migration (schema version 7), {@code tw_instance} has no {@code run_key}: the plain insert
  * then leaves the column out, and the keyed one fails (SQLSTATE 42703), which its phase reports as its error.

@@ -1,5 +1,6 @@
 package dev.tickwheel.bench.api;
 
+import dev.tickwheel.bench.ProcessCpu;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -327,10 +328,10 @@ final class WrkClient implements AutoCloseable {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     if (lineBuffered && start == null && line.startsWith("Running ")) {
                         start = CpuSample.take(serverPid);
-                        wrkStart = dev.tickwheel.bench.ProcessCpu.nanos(process.pid());
+                        wrkStart = ProcessCpu.nanos(process.pid());
                     } else if (lineBuffered && end == null && line.startsWith("Requests/sec:")) {
                         end = CpuSample.take(serverPid);
-                        wrkEnd = dev.tickwheel.bench.ProcessCpu.nanos(process.pid()); // alive: its done() waits for this
+                        wrkEnd = ProcessCpu.nanos(process.pid()); // alive: its done() waits for this
                         process.getOutputStream().close();
                     }
                     text.append(line).append('\n');
