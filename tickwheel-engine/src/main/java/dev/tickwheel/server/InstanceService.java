@@ -44,12 +44,16 @@ public final class InstanceService implements AutoCloseable {
     private final Duration storeTimeout;
     /** Single cancels from many threads, written together; see {@link GroupCommit}. */
     private final GroupCommit<CancelTarget, CancelResult> cancelCommits;
+    /** The owner hears of a write once it is committed: now, or when the caller's own transaction commits. */
+    private final AfterWrite afterWrite;
 
     /** A single cancel as queued for its group commit: by id, or by job and key (then {@code instanceId} is 0). */
     private record CancelTarget(long instanceId, long jobId, String key) {
     }
 
-    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock, Duration storeTimeout) {
+    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock, Duration storeTimeout,
+                    AfterWrite afterWrite) {
+        this.afterWrite = afterWrite;
         this.instances = instances;
         this.jobs = jobs;
         this.owner = owner;
@@ -64,18 +68,26 @@ public final class InstanceService implements AutoCloseable {
      * on the wheel of whichever member armed it (this one, or the owner, prompted), which frees its memory. A
      * cancelled instance is never dispatched, even if its timer fires in the same millisecond: the claim would lose.
      * Concurrent calls share transactions (group commit); a CANCELLED answer is committed. The result carries the
-     * status the instance was seen in.
+     * status the instance was seen in. Inside a transaction of the caller's on the store's data source, the cancel is
+     * written in it and reaches the wheels once it commits (until then a firing timer's claim waits on the row).
      *
      * @throws dev.tickwheel.server.store.StoreException if the store failed, or did not commit within the store
      *                                                   timeout (the cancel may yet commit; repeating it is safe)
      */
     public CancelResult cancel(long instanceId) {
-        CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(instanceId, 0, null)),
-                "cancel of instance " + instanceId, storeTimeout);
+        CancelResult result = cancelOne(new CancelTarget(instanceId, 0, null), "cancel of instance " + instanceId);
         if (result.outcome() == CancelOutcome.CANCELLED) {
-            owner.cancelled(instanceId);
+            afterWrite.then(() -> owner.cancelled(instanceId));
         }
         return result;
+    }
+
+    /** A single cancel: in the caller's own transaction if it has one open, else in the next group commit. */
+    private CancelResult cancelOne(CancelTarget target, String operation) {
+        if (afterWrite.joined()) {
+            return cancelTargets(List.of(target)).get(0);
+        }
+        return Committed.await(cancelCommits.submit(target), operation, storeTimeout);
     }
 
     /**
@@ -84,13 +96,12 @@ public final class InstanceService implements AutoCloseable {
      * @return empty if the key names no stored instance of the job
      */
     public Optional<CancelResult> cancelByKey(long jobId, String key) {
-        CancelResult result = Committed.await(cancelCommits.submit(new CancelTarget(0, jobId, key)),
-                "cancel of run " + key + " of job " + jobId, storeTimeout);
+        CancelResult result = cancelOne(new CancelTarget(0, jobId, key), "cancel of run " + key + " of job " + jobId);
         if (result.outcome() == CancelOutcome.UNKNOWN) {
             return Optional.empty();
         }
         if (result.outcome() == CancelOutcome.CANCELLED) {
-            owner.cancelled(result.instanceId());
+            afterWrite.then(() -> owner.cancelled(result.instanceId()));
         }
         return Optional.of(result);
     }
@@ -135,8 +146,8 @@ public final class InstanceService implements AutoCloseable {
                     + instanceIds.size());
         }
         List<CancelResult> results = cancelTogether(instanceIds);
-        results.stream().filter(r -> r.outcome() == CancelOutcome.CANCELLED).map(CancelResult::instanceId)
-                .distinct().forEach(owner::cancelled);
+        afterWrite.then(() -> results.stream().filter(r -> r.outcome() == CancelOutcome.CANCELLED)
+                .map(CancelResult::instanceId).distinct().forEach(owner::cancelled));
         return results;
     }
 
@@ -167,7 +178,7 @@ public final class InstanceService implements AutoCloseable {
         Instant dueAt = new RunSpec(null, delayMs, at, params).dueAt(clock.instant());
         RescheduleOutcome outcome = instances.reschedule(instanceId, dueAt, params != null, params);
         if (outcome.outcome() == RescheduleOutcome.Kind.RESCHEDULED) {
-            owner.rescheduled(outcome.instance());
+            afterWrite.then(() -> owner.rescheduled(outcome.instance()));
         }
         return outcome;
     }

@@ -58,9 +58,12 @@ public final class JobService implements AutoCloseable {
      * run went into, so a returned run is committed. See {@link GroupCommit}.
      */
     private final GroupCommit<NewInstance, RunWrite> runCommits;
+    /** The owner hears of a write once it is committed: now, or when the caller's own transaction commits. */
+    private final AfterWrite afterWrite;
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
-               SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout) {
+               SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite) {
+        this.afterWrite = afterWrite;
         this.jobs = jobs;
         this.instances = instances;
         this.owner = owner;
@@ -83,8 +86,70 @@ public final class JobService implements AutoCloseable {
         Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
                 spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
                 spec.operations(), firstTrigger(expression, now)));
-        owner.jobCreated(job);
+        afterWrite.then(() -> owner.jobCreated(job));
         return jobs.get(job.id()).orElse(job);
+    }
+
+    /**
+     * Creates the job, or brings the one of its name up to date: what an application declares in code at start-up
+     * (the Spring Boot starter's {@code @TickwheelJob} and {@code JobDefinition} beans). Safe on several members at
+     * once: the creation is serialised on the store, so one job of the name exists. A job whose definition is already
+     * the spec's (its fixed-rate start aside, which {@link #create} sets to "now") is left as it is, its next trigger
+     * time included.
+     *
+     * @return the job as stored, and whether it was created, changed or left
+     * @throws IllegalStateException if several jobs already have the name (created over the API): say which one to
+     *                               keep by deleting or renaming the others
+     * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
+     */
+    public Declared declare(JobSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        TimeExpression expression = parser.parse(spec.schedule());
+        List<Job> named = jobs.findByName(spec.name());
+        if (named.isEmpty()) {
+            NewJob job = new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
+                    spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
+                    spec.operations(), firstTrigger(expression, clock.instant()));
+            Job stored = jobs.insertUnlessNamed(job);
+            if (stored.id() == job.id()) {
+                afterWrite.then(() -> owner.jobCreated(stored));
+                return new Declared(stored, Declared.Change.CREATED);
+            }
+            named = List.of(stored); // another member declared it first
+        }
+        if (named.size() > 1) {
+            throw new IllegalStateException(named.size() + " jobs are named '" + spec.name() + "' (ids "
+                    + named.stream().map(Job::id).toList() + "); a declared job's name must name one job: delete or"
+                    + " rename the others");
+        }
+        Job current = named.get(0);
+        if (sameDefinition(current, spec)) {
+            return new Declared(current, Declared.Change.UNCHANGED);
+        }
+        Job updated = update(current.id(), spec).orElseThrow(() -> new IllegalStateException("job "
+                + current.id() + " ('" + spec.name() + "') was deleted while it was being declared"));
+        return new Declared(updated, Declared.Change.UPDATED);
+    }
+
+    /** What {@link #declare} did. */
+    public record Declared(Job job, Change change) {
+        /** Created, brought up to date, or already as declared. */
+        public enum Change { CREATED, UPDATED, UNCHANGED }
+    }
+
+    private static boolean sameDefinition(Job job, JobSpec spec) {
+        ScheduleSpec stored = job.schedule();
+        ScheduleSpec declared = spec.schedule();
+        boolean sameSchedule = stored.type() == declared.type()
+                && Objects.equals(stored.expression(), declared.expression())
+                && Objects.equals(stored.zoneId(), declared.zoneId())
+                && Objects.equals(stored.periodMs(), declared.periodMs())
+                && Objects.equals(stored.delayMs(), declared.delayMs())
+                && (declared.at() == null || declared.at().equals(stored.at()));
+        return sameSchedule && job.target().equals(spec.target()) && Objects.equals(job.params(), spec.params())
+                && job.enabled() == spec.enabled() && job.misfirePolicy() == spec.misfirePolicy()
+                && job.retryPolicy().equals(spec.retryPolicy()) && job.delivery().equals(spec.delivery())
+                && (spec.keepSigningSecret() || job.operations().equals(spec.operations()));
     }
 
     /**
@@ -116,7 +181,8 @@ public final class JobService implements AutoCloseable {
             if (updated.isPresent()) {
                 // The store moved the job's waiting instances to its shard if it now needs one owner.
                 boolean gathered = current.get().spreadsInstances() && !updated.get().spreadsInstances();
-                owner.jobChanged(updated.get(), gathered);
+                Job stored = updated.get();
+                afterWrite.then(() -> owner.jobChanged(stored, gathered));
                 return jobs.get(jobId);
             }
         }
@@ -141,7 +207,8 @@ public final class JobService implements AutoCloseable {
             }
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                owner.jobChanged(updated.get(), false);
+                Job stored = updated.get();
+                afterWrite.then(() -> owner.jobChanged(stored, false));
                 return jobs.get(jobId);
             }
         }
@@ -151,7 +218,7 @@ public final class JobService implements AutoCloseable {
     /** Deletes a job and cancels its waiting instances. */
     public boolean delete(long jobId) {
         JobDeletion deletion = jobs.delete(jobId);
-        owner.jobDeleted(jobId, deletion.cancelledInstanceIds());
+        afterWrite.then(() -> owner.jobDeleted(jobId, deletion.cancelledInstanceIds()));
         return deletion.deleted();
     }
 
@@ -185,7 +252,9 @@ public final class JobService implements AutoCloseable {
      * that one (whatever its status, params or time: the key is the identity; {@link RunWrite#created()} says which).
      * Safe to repeat: a call retried after a lost answer, or two calls racing with one key on any members, make one
      * instance. Concurrent calls share transactions (group commit); when this returns, the run is committed and armed
-     * (here, or by its shard's owner, prompted).
+     * (here, or by its shard's owner, prompted). Called inside a transaction of the caller's on the store's data
+     * source (see {@link dev.tickwheel.server.store.jdbc.CallerTransactions}), the run is written in that
+     * transaction instead, on the caller's thread, and armed once it commits; rolled back, it never existed.
      *
      * @throws StoreException           if the store failed, or did not commit the run within the store timeout: the
      *                                  run may or may not have been written; repeat the call with the same key to
@@ -196,12 +265,13 @@ public final class JobService implements AutoCloseable {
     public RunWrite run(long jobId, RunSpec spec) {
         Objects.requireNonNull(spec, "spec");
         NewInstance run = new NewInstance(ids.nextId(), jobId, spec.dueAt(clock.instant()), spec.params(), spec.key());
-        RunWrite written = Committed.await(runCommits.submit(run), "run of job " + jobId, storeTimeout);
+        RunWrite written = afterWrite.joined() ? instances.insertRuns(List.of(run)).get(0)
+                : Committed.await(runCommits.submit(run), "run of job " + jobId, storeTimeout);
         if (written.outcome() == RunWrite.Outcome.NO_JOB) {
             throw noJob(jobId);
         }
         if (written.created()) {
-            owner.stored(written.instance());
+            afterWrite.then(() -> owner.stored(written.instance()));
         }
         return written;
     }
@@ -228,11 +298,13 @@ public final class JobService implements AutoCloseable {
         if (written.get(0).outcome() == RunWrite.Outcome.NO_JOB) {
             throw noJob(jobId); // one job: all or none
         }
-        for (RunWrite write : written) {
-            if (write.created()) {
-                owner.stored(write.instance());
+        afterWrite.then(() -> {
+            for (RunWrite write : written) {
+                if (write.created()) {
+                    owner.stored(write.instance());
+                }
             }
-        }
+        });
         return written;
     }
 

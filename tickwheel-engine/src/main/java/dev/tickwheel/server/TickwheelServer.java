@@ -156,7 +156,7 @@ public final class TickwheelServer implements AutoCloseable {
     /**
      * The engine's configuration as {@link Builder#build()} checked it. Immutable (handler maps are copies).
      */
-    public record Config(String jdbcUrl, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
+    public record Config(String jdbcUrl, javax.sql.DataSource dataSource, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
                          Duration leaseRenewInterval, Duration loaderPeriod,
                          Duration loadWindow, Duration armHorizon, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
@@ -204,6 +204,9 @@ public final class TickwheelServer implements AutoCloseable {
             JdbcStoreConfig.Builder storeBuilder = JdbcStoreConfig.builder().jdbcUrl(config.jdbcUrl())
                     .clock(config.clock()).connectionTimeout(config.storeTimeout())
                     .callerNetworkTimeout(config.storeTimeout());
+            if (config.dataSource() != null) {
+                storeBuilder.dataSource(config.dataSource());
+            }
             config.storeSettings().accept(storeBuilder);
             stores = JdbcStores.open(storeBuilder.build());
             storeProbe = stores.probe(StoreProbe.DEFAULT_ANSWER_BOUND, StoreProbe.DEFAULT_STALE_AFTER)
@@ -285,10 +288,11 @@ public final class TickwheelServer implements AutoCloseable {
                     bus, arming, loaderThread, config.clock(), config.armHorizon(), this::closeAfterEviction);
             // The services answer API callers: their stores' reads, pool waits and group commits wait at most the
             // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
+            AfterWrite afterWrite = new AfterWrite(stores.callerTransactions(), stores.dataSource());
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
-                    config.clock(), config.storeTimeout());
+                    config.clock(), config.storeTimeout(), afterWrite);
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
-                    config.storeTimeout());
+                    config.storeTimeout(), afterWrite);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}, store timeout {}",
                     stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),
@@ -563,6 +567,7 @@ public final class TickwheelServer implements AutoCloseable {
      */
     public static final class Builder {
         private String jdbcUrl = JdbcStoreConfig.DEFAULT_JDBC_URL;
+        private javax.sql.DataSource dataSource;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private OptionalInt nodeId = OptionalInt.empty();
@@ -595,6 +600,19 @@ public final class TickwheelServer implements AutoCloseable {
         public Builder jdbcUrl(String url) {
             JdbcStoreConfig.builder().jdbcUrl(url); // validates
             this.jdbcUrl = url;
+            return this;
+        }
+
+        /**
+         * Runs the store on this data source (H2 or PostgreSQL; an application's own) instead of a pool opened from
+         * {@link #jdbcUrl}: the URL is then unused, and the store never closes the data source (close this server
+         * first). The store's tables are created and migrated in its default schema. Long-lived connections it keeps:
+         * the health probe's, and on PostgreSQL the cluster bus's {@code LISTEN} connection (H2: the single-server
+         * lock's); size the pool for them and for the loader, claims and outcomes (10 more than the application's
+         * own need is ample).
+         */
+        public Builder dataSource(javax.sql.DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
             return this;
         }
 
@@ -811,7 +829,7 @@ public final class TickwheelServer implements AutoCloseable {
                 throw new IllegalArgumentException("leaseRenewInterval (" + leaseRenewInterval + ") must be at most a"
                         + " third of leaseTtl (" + leaseTtl + "), so that one slow renewal does not lose the leases");
             }
-            return new TickwheelServer(new Config(jdbcUrl, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
+            return new TickwheelServer(new Config(jdbcUrl, dataSource, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,

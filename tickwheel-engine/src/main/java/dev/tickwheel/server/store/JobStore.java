@@ -30,6 +30,17 @@ public interface JobStore {
     Job insert(NewJob job);
 
     /**
+     * Inserts the job unless a job of its name exists, in one transaction serialised against every other such insert
+     * on the store (on any member): two members declaring one job at once make one.
+     *
+     * @return the stored job of that name with the lowest id: the new one if it was inserted
+     */
+    Job insertUnlessNamed(NewJob job);
+
+    /** The jobs named exactly {@code name}, by id. */
+    List<Job> findByName(String name);
+
+    /**
      * Inserts many jobs in one transaction with batched statements: all or none.
      *
      * @return the jobs as stored, in the order given

@@ -58,6 +58,42 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
+    public Job insertUnlessNamed(NewJob job) {
+        long nowMs = clock.millis();
+        try {
+            return runner.inTransaction("declare job '" + job.name() + "'", connection -> {
+                try (PreparedStatement lock = connection.prepareStatement(JobSql.LOCK_DECLARATIONS);
+                        ResultSet locked = lock.executeQuery()) {
+                    locked.next();
+                }
+                List<Job> named = selectByName(connection, job.name());
+                if (!named.isEmpty()) {
+                    return named.get(0);
+                }
+                try (PreparedStatement ps = connection.prepareStatement(JobSql.INSERT)) {
+                    JobRowMapper.bindInsert(ps, job, nowMs, shardCount);
+                    ps.executeUpdate();
+                }
+                return truncatedToMillis(job.toJob(Instant.ofEpochMilli(nowMs)));
+            });
+        } catch (StoreException e) {
+            throw duplicateIds.translate(e, List.of(job.id()));
+        }
+    }
+
+    @Override
+    public List<Job> findByName(String name) {
+        return runner.autoCommit("find jobs named '" + name + "'", connection -> selectByName(connection, name));
+    }
+
+    private static List<Job> selectByName(Connection connection, String name) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_NAME)) {
+            ps.setString(1, name);
+            return readAll(ps);
+        }
+    }
+
+    @Override
     public List<Job> insertAll(List<NewJob> jobs) {
         List<Long> ids = jobs.stream().map(NewJob::id).toList();
         duplicateIds.checkDistinct(ids);

@@ -5,6 +5,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * How {@link JdbcStores#open(JdbcStoreConfig)} connects: the database URL, credentials, pool sizing, the clock
@@ -31,10 +32,21 @@ import java.util.Objects;
  *                          database's; null (the default) for the database's clock
  * @param meterRegistry     where the pool publishes its {@code hikaricp_*} meters (connections active, idle,
  *                          pending, acquire time), or null (the default) for none
+ * @param dataSource        the application's own data source to use instead of a pool of the store's, or null (the
+ *                          default) for a pool opened from {@code jdbcUrl}; the store never closes it, and the URL,
+ *                          credentials and pool settings are then unused (the dialect is read from the connection)
+ * @param schemaHistoryTable
+ *                          the table where Flyway records the store's migrations; a table other than
+ *                          {@link #DEFAULT_SCHEMA_HISTORY_TABLE} lets the store share a schema with an application
+ *                          that runs Flyway itself (the store's history starts with a baseline at version 0 there)
+ * @param callerTransactions
+ *                          the callers' transactions that the API callers' stores join, or
+ *                          {@link CallerTransactions#NONE} (the default)
  */
 public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
         Duration connectionTimeout, Duration callerNetworkTimeout, String poolName, Clock clock, long session,
-        Clock leaseClock, MeterRegistry meterRegistry) {
+        Clock leaseClock, MeterRegistry meterRegistry, DataSource dataSource, String schemaHistoryTable,
+        CallerTransactions callerTransactions) {
 
     /** The embedded default: an H2 database file under {@code ./data}. */
     public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
@@ -44,6 +56,8 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
     /** None: a caller's statement waits as long as the database takes, unless the server sets its store timeout. */
     public static final Duration DEFAULT_CALLER_NETWORK_TIMEOUT = Duration.ZERO;
     public static final String DEFAULT_POOL_NAME = "tickwheel-store";
+    /** Flyway's own default: where a store created by the standalone server keeps its migration history. */
+    public static final String DEFAULT_SCHEMA_HISTORY_TABLE = "flyway_schema_history";
 
     public JdbcStoreConfig {
         SqlDialect.forJdbcUrl(jdbcUrl); // throws IllegalArgumentException naming the URL if unsupported
@@ -67,6 +81,16 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         if (session < 0) {
             throw new IllegalArgumentException("session must be positive, or 0 for a random one: " + session);
         }
+        if (schemaHistoryTable == null || !schemaHistoryTable.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("schemaHistoryTable must be a plain SQL name (letters, digits, _;"
+                    + " at most 63): " + schemaHistoryTable);
+        }
+        Objects.requireNonNull(callerTransactions, "callerTransactions");
+    }
+
+    /** Whether the store runs on the application's data source rather than a pool of its own. */
+    boolean external() {
+        return dataSource != null;
     }
 
     /** The session an opened store uses: {@link #session()} if set, else a fresh random positive one. */
@@ -110,6 +134,9 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         private long session;
         private Clock leaseClock;
         private MeterRegistry meterRegistry;
+        private DataSource dataSource;
+        private String schemaHistoryTable = DEFAULT_SCHEMA_HISTORY_TABLE;
+        private CallerTransactions callerTransactions = CallerTransactions.NONE;
 
         private Builder() {
         }
@@ -181,9 +208,31 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             return this;
         }
 
+        /**
+         * Runs the store on the application's data source (H2 or PostgreSQL) instead of a pool of its own; the store
+         * never closes it. The URL, credentials and pool settings are then unused.
+         */
+        public Builder dataSource(DataSource value) {
+            this.dataSource = Objects.requireNonNull(value, "dataSource");
+            return this;
+        }
+
+        /** The table of the store's migration history; default {@link #DEFAULT_SCHEMA_HISTORY_TABLE}. */
+        public Builder schemaHistoryTable(String value) {
+            this.schemaHistoryTable = value;
+            return this;
+        }
+
+        /** The callers' transactions that the API callers' stores join; default {@link CallerTransactions#NONE}. */
+        public Builder callerTransactions(CallerTransactions value) {
+            this.callerTransactions = Objects.requireNonNull(value, "callerTransactions");
+            return this;
+        }
+
         public JdbcStoreConfig build() {
             return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout,
-                    callerNetworkTimeout, poolName, clock, session, leaseClock, meterRegistry);
+                    callerNetworkTimeout, poolName, clock, session, leaseClock, meterRegistry, dataSource,
+                    schemaHistoryTable, callerTransactions);
         }
     }
 }

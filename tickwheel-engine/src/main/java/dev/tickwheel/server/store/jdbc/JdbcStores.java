@@ -47,7 +47,10 @@ public final class JdbcStores implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcStores.class);
 
-    private final HikariDataSource dataSource;
+    /** The pool the store opened, or the application's data source ({@link JdbcStoreConfig#dataSource()}). */
+    private final DataSource dataSource;
+    /** The pool the store opened and closes; null on the application's data source. */
+    private final HikariDataSource ownPool;
     private final SqlDialect dialect;
     private final JobStore jobs;
     private final InstanceStore instances;
@@ -57,14 +60,16 @@ public final class JdbcStores implements AutoCloseable {
     private final String redactedUrl;
     private final JdbcStoreConfig config;
 
-    private JdbcStores(HikariDataSource dataSource, SqlDialect dialect, JdbcStoreConfig config, int shardCount,
-                       long session, HistoryPartitions partitions) {
+    private JdbcStores(DataSource dataSource, HikariDataSource ownPool, SqlDialect dialect, String redactedUrl,
+                       JdbcStoreConfig config, int shardCount, long session, HistoryPartitions partitions) {
         this.dataSource = dataSource;
-        this.redactedUrl = config.redactedJdbcUrl();
+        this.ownPool = ownPool;
+        this.redactedUrl = redactedUrl;
         this.dialect = dialect;
         this.config = config;
         TransactionRunner runner = new TransactionRunner(dataSource, Duration.ZERO);
-        TransactionRunner callerRunner = new TransactionRunner(dataSource, config.callerNetworkTimeout());
+        TransactionRunner callerRunner = new TransactionRunner(dataSource, config.callerNetworkTimeout(),
+                config.callerTransactions());
         DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
         Fence fence = new Fence(session, leaseClock);
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
@@ -90,16 +95,35 @@ public final class JdbcStores implements AutoCloseable {
      * @throws RuntimeException                      from HikariCP if the database cannot be reached
      */
     public static JdbcStores open(JdbcStoreConfig config) {
-        SqlDialect dialect = SqlDialect.forJdbcUrl(config.jdbcUrl());
-        HikariDataSource dataSource;
+        if (config.external()) {
+            String url = urlOf(config.dataSource());
+            return open(config, config.dataSource(), null, SqlDialect.forJdbcUrl(url),
+                    url.replaceAll("(?i)(password=)[^&;]*", "$1***") + " (the application's data source)");
+        }
+        HikariDataSource pool;
         try {
             refuseH2FileInUse(config);
-            dataSource = new HikariDataSource(hikariConfig(config));
+            pool = new HikariDataSource(hikariConfig(config));
         } catch (RuntimeException e) {
             throw inUse(e, config).orElseThrow(() -> e);
         }
+        return open(config, pool, pool, SqlDialect.forJdbcUrl(config.jdbcUrl()), config.redactedJdbcUrl());
+    }
+
+    /** The JDBC URL of an application's data source, from a connection's metadata (for the dialect and the logs). */
+    private static String urlOf(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection()) {
+            return connection.getMetaData().getURL();
+        } catch (SQLException e) {
+            throw new dev.tickwheel.server.store.StoreException("cannot connect to the application's data source: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static JdbcStores open(JdbcStoreConfig config, DataSource dataSource, HikariDataSource ownPool,
+                                   SqlDialect dialect, String redactedUrl) {
         try {
-            int applied = migrations(dataSource).load().migrate().migrationsExecuted;
+            int applied = migrations(dataSource, config.schemaHistoryTable()).load().migrate().migrationsExecuted;
             int shardCount;
             try (Connection connection = dataSource.getConnection()) {
                 shardCount = readShardCount(connection);
@@ -112,18 +136,26 @@ public final class JdbcStores implements AutoCloseable {
             }
             long session = config.sessionForOpen();
             log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={},"
-                    + " callerNetworkTimeout={}, migrationsApplied={}, shards={}, session={}{}", dialect.name(),
-                    config.redactedJdbcUrl(), config.maxPoolSize(), config.connectionTimeout(),
-                    config.callerNetworkTimeout(), applied, shardCount, session,
+                    + " callerNetworkTimeout={}, migrationsApplied={} (history in {}), shards={}, session={}{}",
+                    dialect.name(), redactedUrl, ownPool == null ? "the application's" : config.maxPoolSize(),
+                    config.connectionTimeout(), config.callerNetworkTimeout(), applied, config.schemaHistoryTable(),
+                    shardCount, session,
                     config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
-            return new JdbcStores(dataSource, dialect, config, shardCount, session, partitions);
+            return new JdbcStores(dataSource, ownPool, dialect, redactedUrl, config, shardCount, session,
+                    partitions);
         } catch (SQLException e) {
-            dataSource.close();
+            closeQuietly(ownPool);
             throw new dev.tickwheel.server.store.StoreException("cannot read the shard count of "
-                    + config.redactedJdbcUrl() + ": " + e.getMessage(), e);
+                    + redactedUrl + ": " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
-            dataSource.close();
+            closeQuietly(ownPool);
             throw e;
+        }
+    }
+
+    private static void closeQuietly(HikariDataSource pool) {
+        if (pool != null) {
+            pool.close();
         }
     }
 
@@ -132,8 +164,22 @@ public final class JdbcStores implements AutoCloseable {
      * {@link ShardsOfExistingRows} (3.1), {@link RunKeyColumn} (7) and {@link PartitionedHistory} (8).
      */
     static FluentConfiguration migrations(DataSource dataSource) {
-        return Flyway.configure()
-                .dataSource(dataSource)
+        return migrations(dataSource, JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE);
+    }
+
+    /**
+     * The migrations with their history in {@code historyTable}. In a table of its own (beside an application that
+     * runs Flyway itself in the same schema), the store's history starts with a baseline at version 0, so that the
+     * application's tables do not stop Flyway (which refuses a non-empty schema without a history) and every one of
+     * the store's migrations still runs.
+     */
+    static FluentConfiguration migrations(DataSource dataSource, String historyTable) {
+        FluentConfiguration flyway = Flyway.configure().dataSource(dataSource).table(historyTable);
+        if (!historyTable.equals(JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE)) {
+            flyway.baselineOnMigrate(true).baselineVersion("0")
+                    .baselineDescription("Tickwheel's migrations start after this");
+        }
+        return flyway
                 .locations("classpath:db/migration")
                 .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE), new RunKeyColumn(),
                         new WaitingDueIndex(), new PartitionedHistory());
@@ -189,6 +235,11 @@ public final class JdbcStores implements AutoCloseable {
      * at least 1 s, the driver's unit).
      */
     public StoreProbe probe(Duration answerBound, Duration staleAfter) {
+        if (ownPool == null) {
+            // The application's data source: the probe borrows from it (there is no URL of our own to connect to).
+            return new StoreProbe(dataSource::getConnection, () -> true, answerBound, staleAfter,
+                    Ticker.systemTicker());
+        }
         String url = connectionUrl(config.jdbcUrl());
         Properties properties = new Properties();
         if (config.username() != null) {
@@ -209,7 +260,7 @@ public final class JdbcStores implements AutoCloseable {
 
     /** Whether the pool holds a connection now, in use or idle (HikariCP's own count; never waits). */
     private boolean poolHasConnections() {
-        HikariPoolMXBean pool = dataSource.getHikariPoolMXBean();
+        HikariPoolMXBean pool = ownPool.getHikariPoolMXBean();
         return pool != null && pool.getTotalConnections() > 0;
     }
 
@@ -242,6 +293,11 @@ public final class JdbcStores implements AutoCloseable {
         return redactedUrl;
     }
 
+    /** The callers' transactions that {@link #callerJobs()} and {@link #callerInstances()} join. */
+    public CallerTransactions callerTransactions() {
+        return config.callerTransactions();
+    }
+
     /** The pooled data source, for components that need their own SQL (cluster leases, health checks). */
     public DataSource dataSource() {
         return dataSource;
@@ -250,8 +306,8 @@ public final class JdbcStores implements AutoCloseable {
     /** Closes the pool; calls in flight may fail. Idempotent. */
     @Override
     public void close() {
-        if (!dataSource.isClosed()) {
-            dataSource.close();
+        if (ownPool != null && !ownPool.isClosed()) {
+            ownPool.close();
             log.info("Store closed: dialect={}", dialect.name());
         }
     }

@@ -51,6 +51,15 @@ final class JobSql {
     static final String DELETE_BY_ID = "DELETE FROM tw_job WHERE id = ?";
 
     /** Parameters: id. */
+    /** The jobs of one exact name, by id. Parameter: the name. */
+    static final String SELECT_BY_NAME = "SELECT " + COLUMNS + " FROM tw_job WHERE name = ? ORDER BY id";
+
+    /**
+     * Serialises the inserts of declared jobs across members: the cluster's one row, locked until the transaction
+     * ends (both databases; declarations are rare, so one lock for all of them costs nothing).
+     */
+    static final String LOCK_DECLARATIONS = "SELECT shard_count FROM tw_cluster WHERE id = 1 FOR UPDATE";
+
     static final String SELECT_BY_ID = "SELECT " + COLUMNS + " FROM tw_job WHERE id = ?";
 
     /** Parameters: ids (a BIGINT array). */

@@ -23,6 +23,10 @@ import javax.sql.DataSource;
  * for API callers use one (the store timeout); the engine's own work does not, so that a slow statement of the loader
  * or a claim is never cut halfway with its commit in doubt.
  *
+ * <p>A runner that joins its callers' transactions ({@link CallerTransactions}) runs the work of a caller that has
+ * one open on that transaction's connection: no commit, no rollback, no retry (a failed statement may have aborted
+ * the caller's transaction), no network timeout (the connection is the caller's); the caller's commit decides.
+ *
  * <p>Thread-safe: each call uses its own connection.
  *
  * <p>Caveats: work must not keep the connection or statements beyond the call. The network timeout bounds each read,
@@ -42,12 +46,22 @@ final class TransactionRunner {
     private final DataSource dataSource;
     /** Milliseconds a read may wait for the database on this runner's connections; 0: the pool's default (none). */
     private final int networkTimeoutMs;
+    private final CallerTransactions callerTransactions;
 
     /**
      * @param networkTimeout the longest any read waits for the database, or {@link Duration#ZERO} for no bound
      */
     TransactionRunner(DataSource dataSource, Duration networkTimeout) {
+        this(dataSource, networkTimeout, CallerTransactions.NONE);
+    }
+
+    /**
+     * @param networkTimeout     the longest any read waits for the database, or {@link Duration#ZERO} for no bound
+     * @param callerTransactions the callers' open transactions this runner's work joins
+     */
+    TransactionRunner(DataSource dataSource, Duration networkTimeout, CallerTransactions callerTransactions) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.callerTransactions = Objects.requireNonNull(callerTransactions, "callerTransactions");
         if (networkTimeout.isNegative() || networkTimeout.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("networkTimeout must be 0.." + Integer.MAX_VALUE + " ms: "
                     + networkTimeout);
@@ -66,6 +80,15 @@ final class TransactionRunner {
     }
 
     private <T> T withRetries(String operation, boolean transactional, SqlWork<T> work) {
+        Connection joined = callerTransactions.current(dataSource);
+        if (joined != null) {
+            try {
+                return work.run(joined);
+            } catch (SQLException e) {
+                throw new StoreException(operation + " failed in the caller's transaction (SQLState "
+                        + e.getSQLState() + "): " + e.getMessage(), e);
+            }
+        }
         for (int attempt = 1; ; attempt++) {
             try {
                 return runOnce(transactional, work);
