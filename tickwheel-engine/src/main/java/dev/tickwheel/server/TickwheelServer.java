@@ -36,6 +36,7 @@ import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.ClusterView;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.jdbc.CallerTransactions;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.server.store.jdbc.SingleServerLock;
@@ -156,7 +157,8 @@ public final class TickwheelServer implements AutoCloseable {
     /**
      * The engine's configuration as {@link Builder#build()} checked it. Immutable (handler maps are copies).
      */
-    public record Config(String jdbcUrl, javax.sql.DataSource dataSource, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
+    public record Config(String jdbcUrl, javax.sql.DataSource dataSource, String schemaHistoryTable,
+                         CallerTransactions callerTransactions, Clock clock, Ticker ticker, OptionalInt nodeId, Duration leaseTtl,
                          Duration leaseRenewInterval, Duration loaderPeriod,
                          Duration loadWindow, Duration armHorizon, Duration misfireThreshold, int fireAllLimit, Duration callTimeout,
                          int maxCallsInFlight, int maxCallsPerHost, int handlerThreads, Duration stopTimeout,
@@ -207,6 +209,8 @@ public final class TickwheelServer implements AutoCloseable {
             if (config.dataSource() != null) {
                 storeBuilder.dataSource(config.dataSource());
             }
+            storeBuilder.schemaHistoryTable(config.schemaHistoryTable())
+                    .callerTransactions(config.callerTransactions());
             config.storeSettings().accept(storeBuilder);
             stores = JdbcStores.open(storeBuilder.build());
             storeProbe = stores.probe(StoreProbe.DEFAULT_ANSWER_BOUND, StoreProbe.DEFAULT_STALE_AFTER)
@@ -568,6 +572,8 @@ public final class TickwheelServer implements AutoCloseable {
     public static final class Builder {
         private String jdbcUrl = JdbcStoreConfig.DEFAULT_JDBC_URL;
         private javax.sql.DataSource dataSource;
+        private String schemaHistoryTable = JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE;
+        private CallerTransactions callerTransactions = CallerTransactions.NONE;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.systemTicker();
         private OptionalInt nodeId = OptionalInt.empty();
@@ -613,6 +619,25 @@ public final class TickwheelServer implements AutoCloseable {
          */
         public Builder dataSource(javax.sql.DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /**
+         * The table where the store's migrations are recorded (default {@code flyway_schema_history}, Flyway's). A table
+         * of its own lets the store share a schema with an application that runs Flyway itself.
+         */
+        public Builder schemaHistoryTable(String table) {
+            this.schemaHistoryTable = JdbcStoreConfig.builder().schemaHistoryTable(table).build().schemaHistoryTable();
+            return this;
+        }
+
+        /**
+         * Lets runs, cancels, reschedules and job changes join a transaction their caller has open on the store's
+         * {@link #dataSource}: written in it, armed after it commits, gone if it rolls back (see
+         * {@link CallerTransactions}; the Spring Boot starter sets Spring's). Default: every call commits on its own.
+         */
+        public Builder callerTransactions(CallerTransactions transactions) {
+            this.callerTransactions = Objects.requireNonNull(transactions, "callerTransactions");
             return this;
         }
 
@@ -829,7 +854,7 @@ public final class TickwheelServer implements AutoCloseable {
                 throw new IllegalArgumentException("leaseRenewInterval (" + leaseRenewInterval + ") must be at most a"
                         + " third of leaseTtl (" + leaseTtl + "), so that one slow renewal does not lose the leases");
             }
-            return new TickwheelServer(new Config(jdbcUrl, dataSource, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
+            return new TickwheelServer(new Config(jdbcUrl, dataSource, schemaHistoryTable, callerTransactions, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
