@@ -111,8 +111,11 @@ final class JobRequestParser {
                         + DeliveryPolicy.MAX_CONCURRENT + " (omit it for no limit)");
             }
         }
-        if (request.overLimit() != null && maxConcurrent == 0) {
-            throw ApiException.invalidField("overLimit", request.overLimit(), "applies only with maxConcurrent");
+        // WAIT is the documented default, and a job without a limit is never over it: sent explicitly (as generated
+        // clients send every default), it means what its absence means. SKIP without a limit would never apply.
+        if (overLimit == DeliveryPolicy.OverLimit.SKIP && maxConcurrent == 0) {
+            throw ApiException.invalidField("overLimit", request.overLimit(), "SKIP applies only with maxConcurrent"
+                    + " (a job without a limit is never over it; omit overLimit or send WAIT, its default)");
         }
         return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit);
     }

@@ -19,7 +19,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  *                      Idempotency-Key; AT_MOST_ONCE: it is not, and the instance ends INTERRUPTED
  * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; default: the server's
  * @param maxConcurrent instances of this job in flight at once, 1..100 000; default: no limit
- * @param overLimit     WAIT (default) or SKIP: what an instance that fires at the limit does
+ * @param overLimit     WAIT (default) or SKIP: what an instance that fires at the limit does; SKIP needs
+ *                      maxConcurrent, WAIT is accepted without it (and changes nothing)
  * @param retentionDays days its finished instances are kept, 1..3650; default: the server's retention-days
  * @param alertUrl      http(s) URL of its failure alerts; default: the server's alert-url
  * @param signingSecret HMAC-SHA256 key of its webhook calls, 16..256 characters; write-only. On a replace, absent or

@@ -11,7 +11,7 @@ import java.time.Instant;
  *
  * @param key     the caller's key, 1..200 printable characters, unique per job while the instance is kept: the same
  *                key again returns the instance it names (200, {@code "created": false}); default none
- * @param delayMs milliseconds from now, 0..31 622 400 000 (366 days); default 0
+ * @param delayMs milliseconds from now, 0..31 622 400 000 (366 days); default 0, which beside {@code at} is ignored
  * @param at      when to run, an ISO-8601 instant instead of {@code delayMs} (one already past runs now)
  * @param params  any JSON value for this instance; default none
  */
