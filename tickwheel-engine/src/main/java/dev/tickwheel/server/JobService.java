@@ -227,6 +227,21 @@ public final class JobService implements AutoCloseable {
     }
 
     /**
+     * The job named exactly {@code name}, if there is one: how an application finds the id of a job it declared in
+     * code (names are not unique over the API; a declared job's is).
+     *
+     * @throws IllegalStateException if several jobs have the name
+     */
+    public Optional<Job> findByName(String name) {
+        List<Job> named = jobs.findByName(Objects.requireNonNull(name, "name"));
+        if (named.size() > 1) {
+            throw new IllegalStateException(named.size() + " jobs are named '" + name + "' (ids "
+                    + named.stream().map(Job::id).toList() + ")");
+        }
+        return named.stream().findFirst();
+    }
+
+    /**
      * A page of jobs by (name, id), optionally only those whose name contains {@code nameContains} ignoring case (a
      * plain substring; {@code %} and {@code _} match themselves).
      *

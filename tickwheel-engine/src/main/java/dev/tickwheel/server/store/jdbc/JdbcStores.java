@@ -97,6 +97,12 @@ public final class JdbcStores implements AutoCloseable {
     public static JdbcStores open(JdbcStoreConfig config) {
         if (config.external()) {
             String url = urlOf(config.dataSource());
+            if (url.startsWith("jdbc:h2:") && !url.startsWith("jdbc:h2:mem:")
+                    && !url.toUpperCase(java.util.Locale.ROOT).contains("DB_CLOSE_ON_EXIT=FALSE")) {
+                log.warn("the application's H2 database {} closes itself at JVM exit, before the application stops:"
+                        + " outcomes of calls in flight at a stop may be lost (made again at the next start);"
+                        + " add ;DB_CLOSE_ON_EXIT=FALSE to its URL", url);
+            }
             return open(config, config.dataSource(), null, SqlDialect.forJdbcUrl(url),
                     url.replaceAll("(?i)(password=)[^&;]*", "$1***") + " (the application's data source)");
         }
@@ -160,7 +166,8 @@ public final class JdbcStores implements AutoCloseable {
     }
 
     /**
-     * The schema's migrations: the SQL files shipped in this jar ({@code db/migration}) and the Java steps
+     * The schema's migrations: the SQL files shipped in this jar ({@code dev/tickwheel/store/migration}, not Flyway's
+     * default {@code db/migration}, where an application's own Flyway would find them too) and the Java steps
      * {@link ShardsOfExistingRows} (3.1), {@link RunKeyColumn} (7) and {@link PartitionedHistory} (8).
      */
     static FluentConfiguration migrations(DataSource dataSource) {
@@ -180,7 +187,7 @@ public final class JdbcStores implements AutoCloseable {
                     .baselineDescription("Tickwheel's migrations start after this");
         }
         return flyway
-                .locations("classpath:db/migration")
+                .locations("classpath:dev/tickwheel/store/migration")
                 .javaMigrations(new ShardsOfExistingRows(ShardsOfExistingRows.DEFAULT_PAGE_SIZE), new RunKeyColumn(),
                         new WaitingDueIndex(), new PartitionedHistory());
     }

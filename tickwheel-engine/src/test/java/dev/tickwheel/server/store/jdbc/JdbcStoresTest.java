@@ -53,7 +53,7 @@ class JdbcStoresTest {
             fillVersion2Store(url, 23);
 
             // Pages of 5 ids: several full pages and a short one, for jobs and for instances.
-            Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration")
+            Flyway.configure().dataSource(url, null, null).locations("classpath:dev/tickwheel/store/migration")
                     .javaMigrations(new ShardsOfExistingRows(5)).load().migrate();
 
             try (JdbcStores stores = JdbcStores.open(url)) {
@@ -84,7 +84,7 @@ class JdbcStoresTest {
      * of a job deleted long ago.
      */
     private static void fillVersion2Store(String url, int jobCount) throws SQLException {
-        Flyway.configure().dataSource(url, null, null).locations("classpath:db/migration").target("2").load()
+        Flyway.configure().dataSource(url, null, null).locations("classpath:dev/tickwheel/store/migration").target("2").load()
                 .migrate();
         try (Connection connection = DriverManager.getConnection(url)) {
             connection.setAutoCommit(false);
