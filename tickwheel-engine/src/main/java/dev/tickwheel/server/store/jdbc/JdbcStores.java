@@ -184,7 +184,7 @@ public final class JdbcStores implements AutoCloseable {
         FluentConfiguration flyway = Flyway.configure().dataSource(dataSource).table(historyTable);
         if (!historyTable.equals(JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE)) {
             flyway.baselineOnMigrate(true).baselineVersion("0")
-                    .baselineDescription("Tickwheel's migrations start after this");
+                    .baselineDescription("Tickwheel migrations start after this");
         }
         return flyway
                 .locations("classpath:dev/tickwheel/store/migration")

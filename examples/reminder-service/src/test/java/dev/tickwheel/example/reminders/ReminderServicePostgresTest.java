@@ -1,0 +1,162 @@
+package dev.tickwheel.example.reminders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The example on PostgreSQL, as a user runs it: its own Flyway and Tickwheel's migrations in one schema, reminders
+ * scheduled and cancelled inside the service's transactions, sent by the annotated handler, health and meters over
+ * HTTP.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
+class ReminderServicePostgresTest {
+
+    private static final TestSchema SCHEMA = new TestSchema();
+
+    @DynamicPropertySource
+    static void postgres(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", SCHEMA::jdbcUrl);
+    }
+
+    @TestConfiguration
+    static class DropSchemaAtClose {
+        /** Destroyed after Tickwheel has stopped (lifecycle beans stop before any bean is destroyed). */
+        @Bean
+        DisposableBean dropTestSchema() {
+            return SCHEMA::drop;
+        }
+    }
+
+    @Autowired
+    ReminderService service;
+    @Autowired
+    ReminderRepository reminders;
+    @Autowired
+    TickwheelServer tickwheel;
+    @Autowired
+    PlatformTransactionManager transactions;
+    @LocalServerPort
+    int port;
+
+    @Test
+    void scheduledInARolledBackTransaction_leavesNeitherReminderNorRun_andNothingFires() throws Exception {
+        AtomicLong rolledBack = new AtomicLong();
+        new TransactionTemplate(transactions).executeWithoutResult(status -> {
+            rolledBack.set(service.schedule("ada", "never", Instant.now()).id());
+            assertThat(runOf(rolledBack.get())).as("its run exists inside the transaction").isPresent();
+            status.setRollbackOnly();
+        });
+        assertThat(reminders.find(rolledBack.get())).isEmpty();
+        assertThat(runOf(rolledBack.get())).isEmpty();
+        // A later reminder, committed: once it is sent, a rolled-back one (due earlier) would have been sent first.
+        Reminder marker = service.schedule("ada", "marker", Instant.now().plusMillis(200));
+        awaitStatus(marker.id(), "SENT");
+        tickwheel.passNow(); // the owner's sweep would arm a run that had been written
+        assertThat(tickwheel.instances().list(remindersJobId(), null, null, null, null, 100).items())
+                .extracting(Instance::params).doesNotContain(Long.toString(rolledBack.get()));
+    }
+
+    @Test
+    void scheduledAndCommitted_firesOnTimeOnce() throws Exception {
+        Instant due = Instant.now().plusMillis(500);
+        Reminder reminder = service.schedule("bob", "on time", due);
+        Reminder sent = awaitStatus(reminder.id(), "SENT");
+        assertThat(sent.sentAt()).isAfterOrEqualTo(due.minusMillis(1)).isBefore(due.plusSeconds(5));
+        Instance run = awaitRunStatus(reminder.id(), InstanceStatus.SUCCEEDED);
+        assertThat(run.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void cancelledByKey_cancelsTheRunInTheSameTransaction() throws Exception {
+        Reminder reminder = service.schedule("eve", "later", Instant.now().plusSeconds(60));
+        assertThat(service.cancel(reminder.id())).isTrue();
+        assertThat(reminders.find(reminder.id()).orElseThrow().status()).isEqualTo("CANCELLED");
+        assertThat(runOf(reminder.id()).orElseThrow().status()).isEqualTo(InstanceStatus.CANCELLED);
+        assertThat(service.cancel(reminder.id())).as("a second cancel finds nothing scheduled").isFalse();
+    }
+
+    @Test
+    void cancelFailingAfterTheRunsCancel_rollsBothBack() {
+        Reminder reminder = service.schedule("eve", "kept", Instant.now().plusSeconds(60));
+        assertThrows(IllegalStateException.class, () -> new TransactionTemplate(transactions)
+                .executeWithoutResult(status -> {
+                    service.cancel(reminder.id());
+                    throw new IllegalStateException("the caller fails after cancelling");
+                }));
+        assertThat(reminders.find(reminder.id()).orElseThrow().status()).isEqualTo("SCHEDULED");
+        assertThat(runOf(reminder.id()).orElseThrow().status()).isEqualTo(InstanceStatus.WAITING);
+    }
+
+    @Test
+    void healthAndMeters_onTheActuator() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"tickwheel\"").contains("\"lifecycle\":\"RUNNING\"");
+        HttpResponse<String> fired = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/actuator/metrics/tickwheel.timer.scheduled")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(fired.statusCode()).isEqualTo(200);
+    }
+
+    private long remindersJobId() {
+        return tickwheel.jobs().findByName(ReminderApplication.REMINDERS_JOB).orElseThrow().id();
+    }
+
+    private Optional<Instance> runOf(long reminderId) {
+        return tickwheel.instances().findByKey(remindersJobId(), Reminder.runKey(reminderId));
+    }
+
+    private Reminder awaitStatus(long id, String status) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Reminder last = null;
+        while (System.nanoTime() < deadline) {
+            last = reminders.find(id).orElseThrow();
+            if (last.status().equals(status)) {
+                return last;
+            }
+            Thread.sleep(20); // polling the store for an outcome; no timing is asserted by it
+        }
+        throw new AssertionError("reminder " + id + " not " + status + " within 20 s: " + last);
+    }
+
+    private Instance awaitRunStatus(long reminderId, InstanceStatus status) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Optional<Instance> last = Optional.empty();
+        while (System.nanoTime() < deadline) {
+            last = runOf(reminderId);
+            if (last.isPresent() && last.get().status() == status) {
+                return last.get();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("run of reminder " + reminderId + " not " + status + " within 20 s: " + last);
+    }
+}
