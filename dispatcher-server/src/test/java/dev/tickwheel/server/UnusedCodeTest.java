@@ -56,7 +56,11 @@ class UnusedCodeTest {
             "dev.tickwheel.id.SnowflakeIdGenerator#describe",
             // Opening the store from a URL or a full configuration: dispatcher-bench and embedders do it.
             "dev.tickwheel.server.store.jdbc.JdbcStores#open",
-            "dev.tickwheel.server.store.jdbc.JdbcStoreConfig$Builder");
+            "dev.tickwheel.server.store.jdbc.JdbcStoreConfig$Builder",
+            // Jobs declared in code, and finding a declared job's id: the Spring Boot starter's lifecycle and the
+            // applications using it call these (tickwheel-spring-boot-starter is not imported here).
+            "dev.tickwheel.server.JobService#declare",
+            "dev.tickwheel.server.JobService#findByName");
 
     /**
      * Members main code does not call but that are there on purpose, each with its reason: API that callers of a

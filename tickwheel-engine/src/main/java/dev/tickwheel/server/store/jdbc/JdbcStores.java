@@ -168,14 +168,8 @@ public final class JdbcStores implements AutoCloseable {
     /**
      * The schema's migrations: the SQL files shipped in this jar ({@code dev/tickwheel/store/migration}, not Flyway's
      * default {@code db/migration}, where an application's own Flyway would find them too) and the Java steps
-     * {@link ShardsOfExistingRows} (3.1), {@link RunKeyColumn} (7) and {@link PartitionedHistory} (8).
-     */
-    static FluentConfiguration migrations(DataSource dataSource) {
-        return migrations(dataSource, JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE);
-    }
-
-    /**
-     * The migrations with their history in {@code historyTable}. In a table of its own (beside an application that
+     * {@link ShardsOfExistingRows} (3.1), {@link RunKeyColumn} (7), {@link WaitingDueIndex} (8) and
+     * {@link PartitionedHistory} (9), with their history in {@code historyTable}. In a table of its own (beside an application that
      * runs Flyway itself in the same schema), the store's history starts with a baseline at version 0, so that the
      * application's tables do not stop Flyway (which refuses a non-empty schema without a history) and every one of
      * the store's migrations still runs.

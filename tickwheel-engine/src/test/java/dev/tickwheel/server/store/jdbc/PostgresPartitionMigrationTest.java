@@ -61,10 +61,10 @@ class PostgresPartitionMigrationTest {
         dataSource.setURL(database.jdbcUrl());
         // Every version before the partitions' (whatever the versions between are).
         MigrationVersion partitioned = new PartitionedHistory().getVersion();
-        MigrationVersion before = java.util.Arrays.stream(JdbcStores.migrations(dataSource).load().info().all())
+        MigrationVersion before = java.util.Arrays.stream(JdbcStores.migrations(dataSource, JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE).load().info().all())
                 .map(MigrationInfo::getVersion).filter(v -> v.compareTo(partitioned) < 0)
                 .max(java.util.Comparator.naturalOrder()).orElseThrow();
-        JdbcStores.migrations(dataSource).target(before).load().migrate();
+        JdbcStores.migrations(dataSource, JdbcStoreConfig.DEFAULT_SCHEMA_HISTORY_TABLE).target(before).load().migrate();
         Instant to = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofHours(1));
         history = new LargeHistory(200, 30_000, 100, to.minus(Duration.ofDays(5)), to);
         try (Connection c = DriverManager.getConnection(database.jdbcUrl()); Statement s = c.createStatement()) {
