@@ -210,4 +210,42 @@ abstract class AbstractTickwheelServerTest {
             http.stop(0);
         }
     }
+    @Test
+    void declare_createsThenLeavesThenUpdates_byName() {
+        JobSpec every10s = JobSpec.of("declared", ScheduleSpec.cron("0/10 * * * * ?", "UTC"), Target.handler("count"));
+        JobService.Declared created = server.jobs().declare(every10s);
+        assertEquals(JobService.Declared.Change.CREATED, created.change());
+
+        JobService.Declared again = server.jobs().declare(every10s);
+        assertEquals(JobService.Declared.Change.UNCHANGED, again.change());
+        assertEquals(created.job().id(), again.job().id());
+        assertEquals(created.job().version(), again.job().version(), "an unchanged declaration writes nothing");
+
+        JobSpec every20s = JobSpec.of("declared", ScheduleSpec.cron("0/20 * * * * ?", "UTC"), Target.handler("count"));
+        JobService.Declared updated = server.jobs().declare(every20s);
+        assertEquals(JobService.Declared.Change.UPDATED, updated.change());
+        assertEquals(created.job().id(), updated.job().id());
+        assertEquals("0/20 * * * * ?", server.jobs().findByName("declared").orElseThrow().schedule().expression());
+    }
+
+    @Test
+    void declare_fixedRate_isUnchangedAcrossRestarts_thoughItsStartIsNow() {
+        JobSpec spec = JobSpec.of("rate", ScheduleSpec.fixedRate(60_000, null), Target.handler("count"));
+        long id = server.jobs().declare(spec).job().id();
+        JobService.Declared again = server.jobs().declare(spec);
+        assertEquals(JobService.Declared.Change.UNCHANGED, again.change());
+        assertEquals(id, again.job().id());
+    }
+
+    @Test
+    void declare_aNameSharedByTwoJobs_failsNamingThem() {
+        Job first = server.jobs().create(JobSpec.of("twice", ScheduleSpec.api(), Target.handler("count")));
+        Job second = server.jobs().create(JobSpec.of("twice", ScheduleSpec.api(), Target.handler("count")));
+        IllegalStateException failure = assertThrows(IllegalStateException.class, () -> server.jobs().declare(
+                JobSpec.of("twice", ScheduleSpec.api(), Target.handler("count"))));
+        assertTrue(failure.getMessage().contains(Long.toString(first.id()))
+                && failure.getMessage().contains(Long.toString(second.id())), failure.getMessage());
+        assertThrows(IllegalStateException.class, () -> server.jobs().findByName("twice"));
+        assertTrue(server.jobs().findByName("nobody").isEmpty());
+    }
 }

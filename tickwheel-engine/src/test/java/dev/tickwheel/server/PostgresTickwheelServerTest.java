@@ -71,4 +71,35 @@ class PostgresTickwheelServerTest extends AbstractTickwheelServerTest {
                     "both members ran some: first " + calls("count") + ", second " + ranOnSecond.size());
         }
     }
+    @Test
+    void declare_racedByTwoMembers_makesOneJob() throws Exception {
+        try (TickwheelServer second = TickwheelServer.builder().jdbcUrl(url).handler("count", ctx -> { }).build()
+                .open()) {
+            for (int round = 0; round < 20; round++) {
+                JobSpec spec = JobSpec.of("raced " + round, ScheduleSpec.api(), Target.handler("count"));
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                java.util.concurrent.CompletableFuture<JobService.Declared> other =
+                        java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                            await(start);
+                            return second.jobs().declare(spec);
+                        });
+                await(start);
+                JobService.Declared here = server.jobs().declare(spec);
+                JobService.Declared there = other.get();
+                assertEquals(here.job().id(), there.job().id(), "round " + round);
+                assertEquals(1, server.jobs().search("raced " + round, null, 10).items().stream()
+                        .filter(job -> job.name().equals(spec.name())).count(), "round " + round);
+                assertEquals(Set.of(JobService.Declared.Change.CREATED, JobService.Declared.Change.UNCHANGED),
+                        Set.of(here.change(), there.change()), "round " + round);
+            }
+        }
+    }
+
+    private static void await(java.util.concurrent.CyclicBarrier barrier) {
+        try {
+            barrier.await();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -145,6 +145,40 @@ class JdbcStoresTest {
     }
 
     @Test
+    void open_onTheApplicationsDataSource_besideItsOwnFlyway_neverClosesIt() throws SQLException {
+        org.h2.jdbcx.JdbcDataSource application = new org.h2.jdbcx.JdbcDataSource();
+        application.setURL("jdbc:h2:mem:app_" + java.util.UUID.randomUUID().toString().replace("-", "")
+                + ";DB_CLOSE_DELAY=-1");
+        try (Connection own = application.getConnection(); Statement statement = own.createStatement()) {
+            // The application's own table and its own Flyway history, already there.
+            statement.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY)");
+            statement.execute("CREATE TABLE \"flyway_schema_history\" (id INT)");
+        }
+        JdbcStoreConfig config = JdbcStoreConfig.builder().dataSource(application)
+                .schemaHistoryTable("tickwheel_schema_history").build();
+        try (JdbcStores stores = JdbcStores.open(config)) {
+            assertTrue(stores.redactedUrl().startsWith("jdbc:h2:mem:app_"), stores.redactedUrl());
+            assertTrue(stores.redactedUrl().endsWith("(the application's data source)"), stores.redactedUrl());
+            assertEquals(java.util.Optional.empty(), stores.jobs().get(1));
+        }
+        try (Connection after = application.getConnection(); Statement statement = after.createStatement();
+                ResultSet history = statement.executeQuery("SELECT \"type\", \"version\" FROM"
+                        + " \"tickwheel_schema_history\" WHERE \"version\" IS NOT NULL ORDER BY \"installed_rank\"")) {
+            assertTrue(history.next());
+            assertEquals("BASELINE 0", history.getString(1) + " " + history.getString(2),
+                    "the store's history begins with its baseline");
+            int applied = 0;
+            while (history.next()) {
+                applied++;
+            }
+            assertTrue(applied >= 9, "every migration of the store ran after the baseline: " + applied);
+        }
+        try (JdbcStores reopened = JdbcStores.open(config)) {
+            assertEquals(java.util.Optional.empty(), reopened.jobs().get(1), "a second open migrates nothing");
+        }
+    }
+
+    @Test
     void config_session_mustBePositive_andDefaultsToARandomOnePerOpen() {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
                 () -> JdbcStoreConfig.builder().session(0));
