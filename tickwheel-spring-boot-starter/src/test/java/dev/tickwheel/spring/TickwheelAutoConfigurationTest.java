@@ -414,4 +414,34 @@ class TickwheelAutoConfigurationTest {
             assertThat(server.instances().findByKey(job.id(), "committed")).isPresent();
         });
     }
+
+    @Test
+    void applicationPoolWithoutAutoCommit_theEnginesWritesStillCommit() {
+        withDataSource().withUserConfiguration(TransactionalHandlers.class)
+                .withPropertyValues("spring.datasource.hikari.auto-commit=false").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    TickwheelServer server = context.getBean(TickwheelServer.class);
+                    TransactionalHandlers.Reminders reminders = context.getBean(TransactionalHandlers.Reminders.class);
+                    Job job = server.jobs().create(JobSpec.of("no-auto-commit", ScheduleSpec.api(),
+                            Target.handler("remind")));
+                    long id = server.jobs().run(job.id(), RunSpec.after(0, "{}")).instance().id();
+                    assertThat(reminders.calls().poll(20, TimeUnit.SECONDS)).isEqualTo("{}:true");
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (server.instances().history(id).orElseThrow().instance().status()
+                            != dev.tickwheel.server.instance.InstanceStatus.SUCCEEDED && System.nanoTime() < deadline) {
+                        Thread.sleep(20); // polling the store for the outcome
+                    }
+                    assertThat(server.instances().history(id).orElseThrow().instance().status())
+                            .isEqualTo(dev.tickwheel.server.instance.InstanceStatus.SUCCEEDED);
+                    assertThat(server.leases().heldShards()).hasSize(256);
+                    // A second context on the same database would see the engine's committed rows.
+                    try (Connection other = context.getBean(DataSource.class).getConnection();
+                            Statement statement = other.createStatement();
+                            ResultSet rows = statement.executeQuery(
+                                    "SELECT COUNT(*) FROM tw_job WHERE name = 'no-auto-commit'")) {
+                        rows.next();
+                        assertThat(rows.getInt(1)).isEqualTo(1);
+                    }
+                });
+    }
 }

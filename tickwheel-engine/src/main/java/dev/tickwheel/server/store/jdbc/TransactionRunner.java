@@ -109,6 +109,9 @@ final class TransactionRunner {
                 connection.setNetworkTimeout(Runnable::run, networkTimeoutMs); // the drivers ignore the executor
             }
             if (!transactional) {
+                if (!connection.getAutoCommit()) {
+                    connection.setAutoCommit(true); // an application's pool may hand out connections without it
+                }
                 return work.run(connection);
             }
             connection.setAutoCommit(false);
