@@ -88,10 +88,9 @@ public final class ChildJvm {
 
     /**
      * The command line of a child JVM: this JVM's {@code java}, {@code jvmFlags}, this JVM's class path, {@code main}
-     * and {@code args}. For children that are not measurements but long-lived processes (the cluster benchmark's
-     * server members), which the caller starts, signals and reads itself.
+     * and {@code args}. (Server processes are started by dispatcher-test-fixtures' {@code ServerLaunch}.)
      */
-    public static List<String> command(Class<?> main, List<String> jvmFlags, List<String> args) {
+    private static List<String> command(Class<?> main, List<String> jvmFlags, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmFlags);

@@ -1,5 +1,8 @@
 package dev.tickwheel.server;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -7,6 +10,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tickwheel.concurrent.NamedThreadFactory;
+import dev.tickwheel.server.store.Shards;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -86,6 +91,23 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.tickwheel.server.store..",
                         "dev.tickwheel.server.dispatch..", "dev.tickwheel.server.schedule..",
                         "dev.tickwheel.server.wheel..", "java.sql..")
+                .check(main);
+    }
+
+    @Test
+    void productCode_neverDependsOnTheTestFixtures() {
+        noClasses().that().resideOutsideOfPackage("dev.tickwheel.fixtures..")
+                .should().dependOnClassesThat().resideInAPackage("dev.tickwheel.fixtures..")
+                .check(main);
+    }
+
+    @Test
+    void testFixtures_talkToServersOverHttpAndJdbc_notThroughTheirClasses() {
+        // The servers run in other JVMs; of the product the fixtures know only the shard rule and a thread factory.
+        noClasses().that().resideInAPackage("dev.tickwheel.fixtures..")
+                .should().dependOnClassesThat(resideInAPackage("dev.tickwheel..")
+                        .and(not(resideInAPackage("dev.tickwheel.fixtures..")))
+                        .and(not(belongToAnyOf(Shards.class, NamedThreadFactory.class))))
                 .check(main);
     }
 

@@ -5,6 +5,10 @@ import dev.tickwheel.bench.Machine;
 import dev.tickwheel.bench.api.ApiLoadReport.RunFacts;
 import dev.tickwheel.bench.api.ApiLoadSettings.Part;
 import dev.tickwheel.bench.e2e.BenchDatabase;
+import dev.tickwheel.fixtures.Poll;
+import dev.tickwheel.fixtures.Throttled;
+import dev.tickwheel.fixtures.process.ServerLaunch;
+import dev.tickwheel.fixtures.process.ServerProcess;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,6 +69,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ApiLoadBenchmark {
 
     private static final Duration HEALTHY_BOUND = Duration.ofMinutes(2);
+    private static final Duration HEALTH_POLL = Duration.ofMillis(100);
+    /** A graceful stop lets calls end for its stop timeout; after this the server is killed. */
+    private static final Duration STOP_BOUND = Duration.ofSeconds(30);
 
     private ApiLoadBenchmark() {
     }
@@ -117,12 +124,16 @@ public final class ApiLoadBenchmark {
             BenchSchema schema = new BenchSchema(db.jdbcUrl());
             String postgres = schema.describe();
             out.println(postgres + ", " + db);
-            try (ApiServerProcess server = ApiServerProcess.start(settings.serverJar(), ApiLoadSettings.SERVER_FLAGS,
-                    db.jdbcUrl(), log);
-                    SchedulingApi api = new SchedulingApi(server.baseUrl(), settings.concurrency() + 2)) {
-                out.println("server pid " + server.pid() + " (" + server.description() + ") at " + server.baseUrl()
-                        + ", log " + server.log());
-                server.awaitHealthy(api, HEALTHY_BOUND);
+            // The server in a process of its own: client and server share no heap, no JIT, no GC and no threads.
+            ServerLaunch launch = (settings.serverJar() != null ? ServerLaunch.ofJar(settings.serverJar())
+                    : ServerLaunch.onThisClassPath()).withJvmFlags(ApiLoadSettings.SERVER_FLAGS);
+            try (ServerProcess server = ServerProcess.start(launch, List.of("--port", "0", "--db-url", db.jdbcUrl()),
+                    log);
+                    SchedulingApi api = new SchedulingApi(server.awaitBaseUrl(HEALTHY_BOUND),
+                            settings.concurrency() + 2)) {
+                out.println("server pid " + server.pid() + " (" + launch.describe() + ") at " + api.baseUrl()
+                        + ", log " + log);
+                awaitHealthy(server, api);
                 boolean keyColumn = schema.hasRunKeyColumn();
                 if (!keyColumn) {
                     out.println("tw_instance has no run_key column (schema before the run-key migration): the keyed"
@@ -134,7 +145,7 @@ public final class ApiLoadBenchmark {
                 boolean wrkUsed = settings.measures(Part.API) && settings.client().wrk();
                 try (JdbcCeiling ceiling = new JdbcCeiling(db.jdbcUrl(), ceilingJobId, settings.delayMs(),
                         settings.concurrency(), keyColumn);
-                        WrkClient wrk = wrkUsed ? WrkClient.create(settings, server.baseUrl(), server.pid(), out)
+                        WrkClient wrk = wrkUsed ? WrkClient.create(settings, api.baseUrl(), server.pid(), out)
                                 : null) {
                     String clients = clients(settings, wrk);
                     out.println("clients: " + clients + (wrk == null ? "" : "; wrk's output in " + wrk.outputs()));
@@ -165,12 +176,40 @@ public final class ApiLoadBenchmark {
                         loadAverages.add(Machine.loadAverage().replace(" (1 / 5 / 15 min)", ""));
                         if (!server.isAlive()) {
                             failure = (failure == null ? "" : failure + "; ") + "the server ended during round "
-                                    + round + "; last lines of its log:\n" + server.tail(8);
+                                    + round + "; last lines of its log:\n" + String.join("\n", server.tail(8));
                         }
                     }
-                    return new Environment(server.description(), clients, postgres, keyColumn, failure);
+                    return new Environment(launch.describe(), clients, postgres, keyColumn, failure);
+                } finally {
+                    stopGracefully(server, out);
                 }
             }
+        }
+    }
+
+    /**
+     * Waits, at most {@link #HEALTHY_BOUND}, for {@code GET /health} to answer 200.
+     *
+     * @throws IllegalStateException if the server ends first or the bound passes, with its last lines
+     */
+    private static void awaitHealthy(ServerProcess server, SchedulingApi api) {
+        Poll.until(() -> "the server (pid " + server.pid() + ") to be healthy; last lines:\n"
+                        + String.join("\n", server.tail()), HEALTHY_BOUND,
+                Throttled.every(HEALTH_POLL, () -> {
+                    if (!server.isAlive()) {
+                        throw new IllegalStateException("the server (pid " + server.pid() + ") ended before it was"
+                                + " healthy; last lines:\n" + String.join("\n", server.tail()));
+                    }
+                    return api.healthy();
+                }));
+    }
+
+    /** {@code SIGTERM} (the server's graceful stop), killed if it has not ended after {@link #STOP_BOUND}. */
+    private static void stopGracefully(ServerProcess server, PrintStream out) throws InterruptedException {
+        try {
+            server.terminate(STOP_BOUND);
+        } catch (IllegalStateException hung) {
+            out.println(hung.getMessage());
         }
     }
 

@@ -5,6 +5,12 @@ import dev.tickwheel.bench.Summary;
 import dev.tickwheel.bench.e2e.BenchDatabase;
 import dev.tickwheel.bench.webhook.LoadReceiver;
 import dev.tickwheel.bench.webhook.ReceiverMode;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
@@ -38,6 +44,8 @@ public final class CancelRun {
     private static final long SPREAD_BOUND_S = 90;
     /** Time for a delivery that should not happen to arrive after the last cancelled run was due. */
     private static final long AFTER_LAST_DUE_MS = 3_000;
+    /** How long the runs in flight when the stream stops may take to be answered. */
+    private static final java.time.Duration ANSWERS_BOUND = java.time.Duration.ofSeconds(60);
 
     /**
      * What a run found.
@@ -83,7 +91,7 @@ public final class CancelRun {
         Path logDir = settings.logDir().resolve("cancel-" + System.currentTimeMillis());
         try (BenchDatabase database = BenchDatabase.postgres(settings.pgUrl());
                 LoadReceiver receiver = LoadReceiver.start(ReceiverMode.fast());
-                ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.MEMBER_FLAGS, database.jdbcUrl(),
+                ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.memberLaunch(), database.jdbcUrl(),
                         settings.serverArgs(), logDir)) {
             progress.printf("cancel: %s; store %s; server logs in %s%n", settings.describe(ClusterSettings.Mode.CANCEL),
                     database, logDir);
@@ -91,14 +99,14 @@ public final class CancelRun {
             ClusterSnapshot spread = cluster.awaitSpread(java.time.Duration.ofSeconds(SPREAD_BOUND_S),
                     java.time.Duration.ofSeconds(1));
             progress.println("  joined: " + spread.describe());
-            List<ClusterJob> jobs = ClusterJob.create(cluster, receiver.url(), settings.jobs(), spread.shardCount());
+            List<ClusterJob> jobs = ClusterJob.create(cluster, receiver.url(), settings.jobs(), "cluster-bench");
             List<String> failures = new ArrayList<>();
             Set<Long> cancelled = new HashSet<>();
             long[] latencies = new long[settings.cancels()];
             int measured = 0;
             long lastDueMs = 0;
-            try (RunStream stream = RunStream.start(cluster, jobs, settings.runGapMinMs(), settings.runGapMaxMs(),
-                    settings.runDelayMs(), settings.seed())) {
+            try (RunStream stream = RunStream.start(cluster, jobs, RunStream.Plan.open(settings.runGapMinMs(),
+                    settings.runGapMaxMs(), settings.runDelayMs(), settings.seed()))) {
                 Thread.sleep(settings.warmUpMs());
                 List<Member> members = cluster.members();
                 String body = "{\"delayMs\": " + CANCELLED_DELAY_MS + "}";
@@ -107,7 +115,7 @@ public final class CancelRun {
                     Member creator = members.get(i % members.size());
                     Member canceller = members.get((i + 1) % members.size());
                     long sentAtMs = System.currentTimeMillis();
-                    Optional<MemberApi.Reply> created = creator.call(
+                    Optional<ApiClient.Reply> created = creator.call(
                             api -> api.post("/api/jobs/" + job.id() + "/run", body));
                     if (created.isEmpty() || created.get().status() != 201) {
                         failures.add("run of job " + job.id() + " on " + creator.name() + ": " + created);
@@ -115,7 +123,7 @@ public final class CancelRun {
                     }
                     String id = created.get().json().get("instanceId").asText();
                     long startNanos = System.nanoTime();
-                    Optional<MemberApi.Reply> answer = canceller.call(
+                    Optional<ApiClient.Reply> answer = canceller.call(
                             api -> api.post("/api/instances/" + id + "/cancel", ""));
                     long tookUs = (System.nanoTime() - startNanos) / 1_000;
                     if (answer.isEmpty() || answer.get().status() != 200) {
@@ -129,7 +137,7 @@ public final class CancelRun {
                         Thread.sleep(settings.cancelGapMs());
                     }
                 }
-                stream.stop();
+                stream.stop(ANSWERS_BOUND);
                 failures.addAll(stream.failures());
             }
             Thread.sleep(Math.max(0, lastDueMs + AFTER_LAST_DUE_MS - System.currentTimeMillis()));

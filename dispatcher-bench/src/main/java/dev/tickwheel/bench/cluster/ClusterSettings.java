@@ -2,6 +2,7 @@ package dev.tickwheel.bench.cluster;
 
 import dev.tickwheel.bench.CommandLine;
 import dev.tickwheel.bench.e2e.BenchDatabase;
+import dev.tickwheel.fixtures.process.ServerLaunch;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,6 +93,11 @@ public record ClusterSettings(List<Mode> modes, int members, int kills, int stop
     /** The JVM flags of every member: the webhook benchmark's server flags, the server's own logging (INFO). */
     public static final List<String> MEMBER_FLAGS = List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
             "-Djava.awt.headless=true");
+
+    /** How every member starts: {@code dev.tickwheel.server.app.Main} on the benchmark's class path, MEMBER_FLAGS. */
+    static ServerLaunch memberLaunch() {
+        return ServerLaunch.onThisClassPath().withJvmFlags(MEMBER_FLAGS);
+    }
 
     /** The sizes docs/cluster.md's numbers use. */
     public static final ClusterSettings DEFAULTS = new ClusterSettings(List.of(Mode.values()), 3, 20, 20, 256, 20, 50,

@@ -3,6 +3,7 @@ package dev.tickwheel.bench.cluster;
 import dev.tickwheel.bench.Summary;
 import dev.tickwheel.bench.webhook.DeliveryCheck;
 import dev.tickwheel.bench.webhook.DeliveryLog;
+import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import java.util.ArrayList;
@@ -35,7 +36,8 @@ import java.util.Set;
  *       member was joining ({@code [restart, shards spread again]}, which includes its JVM's start), those again
  *       by who claimed them (the joiner: a shard handed over to it; another member), and the rest (steady state),
  *       to show that only the victim's shards, and only for the take-over, were late; instances due during
- *       a round in which another client restarted PostgreSQL ({@link PostgresWatch}) are in neither.
+ *       a round in which another client restarted PostgreSQL
+ *       ({@link dev.tickwheel.fixtures.postgres.PostgresWatch}) are in neither.
  * </ul>
  *
  * <p>Immutable after construction.

@@ -23,8 +23,9 @@ import java.util.Set;
  * @param spreadAtMs      when the shards were seen spread over the members again, the restarted one included, and
  *                        stable (no shard changing hands) for a second
  * @param loadAverage     the machine's load average at the signal
- * @param disturbance     what another client did to PostgreSQL during the round ({@link PostgresWatch}), or null:
- *                        a disturbed round is shown but left out of the medians
+ * @param disturbance     what another client did to PostgreSQL during the round
+ *                        ({@link dev.tickwheel.fixtures.postgres.PostgresWatch}), or null: a disturbed round is
+ *                        shown but left out of the medians
  */
 record FailoverRound(int number, boolean graceful, String victim, int victimNode, Set<Integer> victimShards,
                      long signalAtMs, long stopTookMs, int exitCode, long leasesMovedAtMs, long restartAtMs,

@@ -5,6 +5,12 @@ import dev.tickwheel.bench.e2e.BenchDatabase;
 import dev.tickwheel.bench.e2e.StoreRows;
 import dev.tickwheel.bench.webhook.LoadReceiver;
 import dev.tickwheel.bench.webhook.ReceiverMode;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.postgres.PostgresWatch;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
@@ -41,6 +47,8 @@ public final class FailoverRun {
     private static final long LEASE_POLL_MS = 100;
     /** Time for a repeated call, were there one, to reach the receiver after the members stopped. */
     private static final long LATE_DUPLICATE_WAIT_MS = 500;
+    /** How long the runs in flight when the stream stops may take to be answered. */
+    private static final Duration ANSWERS_BOUND = Duration.ofSeconds(60);
 
     /**
      * What a run found.
@@ -90,7 +98,7 @@ public final class FailoverRun {
         Path logDir = settings.logDir().resolve(mode.id() + "-" + System.currentTimeMillis());
         try (BenchDatabase database = BenchDatabase.postgres(settings.pgUrl());
                 LoadReceiver receiver = LoadReceiver.start(ReceiverMode.fast());
-                ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.MEMBER_FLAGS, database.jdbcUrl(),
+                ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.memberLaunch(), database.jdbcUrl(),
                         settings.serverArgs(), logDir)) {
             progress.printf("%s: %s; store %s; server logs in %s%n", mode.id(), settings.describe(mode), database,
                     logDir);
@@ -98,14 +106,14 @@ public final class FailoverRun {
             cluster.start(settings.members());
             ClusterSnapshot spread = cluster.awaitSpread(SPREAD_BOUND, STABLE_FOR);
             progress.println("  joined: " + spread.describe());
-            List<ClusterJob> jobs = ClusterJob.create(cluster, receiver.url(), settings.jobs(), spread.shardCount());
+            List<ClusterJob> jobs = ClusterJob.create(cluster, receiver.url(), settings.jobs(), "cluster-bench");
             List<String> violations = new ArrayList<>();
             requireEveryMemberHoldsJobs(spread, jobs, violations);
             List<FailoverRound> rounds = new ArrayList<>();
             List<RunStream.Run> runs;
             List<String> runFailures;
-            try (RunStream stream = RunStream.start(cluster, jobs, settings.runGapMinMs(), settings.runGapMaxMs(),
-                    settings.runDelayMs(), settings.seed())) {
+            try (RunStream stream = RunStream.start(cluster, jobs, RunStream.Plan.open(settings.runGapMinMs(),
+                    settings.runGapMaxMs(), settings.runDelayMs(), settings.seed()))) {
                 Thread.sleep(settings.warmUpMs());
                 for (int r = 1; r <= roundCount; r++) {
                     Member victim = cluster.members().get((r - 1) % cluster.members().size());
@@ -120,7 +128,7 @@ public final class FailoverRun {
                         break;
                     }
                 }
-                stream.stop();
+                stream.stop(ANSWERS_BOUND);
                 runs = stream.runs();
                 runFailures = stream.failures();
             }
@@ -146,7 +154,7 @@ public final class FailoverRun {
     private FailoverRound round(ClusterProcesses cluster, String jdbcUrl, int number, Member victim)
             throws InterruptedException {
         PostgresWatch watch = PostgresWatch.read(jdbcUrl);
-        ClusterSnapshot before = cluster.requireSnapshot();
+        ClusterSnapshot before = cluster.snapshot();
         int victimNode = victim.nodeId();
         Set<Integer> shards = before.shardsHeldBy(victimNode);
         String load = Machine.loadAverage();
@@ -159,7 +167,7 @@ public final class FailoverRun {
         } else {
             signalAtMs = cluster.kill(victim);
             pending = new ClusterProcesses.PendingStop(signalAtMs,
-                    CompletableFuture.completedFuture(new ClusterProcesses.Stop(signalAtMs, -1, 137)));
+                    CompletableFuture.completedFuture(new ClusterProcesses.Stop(signalAtMs, Duration.ZERO, 137)));
         }
         long movedAtMs = awaitMoved(cluster, shards, victimNode,
                 signalAtMs + Math.max(settings.observeMs(), 6 * settings.leaseTtlMs()));
@@ -171,7 +179,8 @@ public final class FailoverRun {
         long spreadAtMs = cluster.awaitSpread(SPREAD_BOUND, STABLE_FOR).readAtMs();
         Thread.sleep(settings.settleMs());
         String disturbance = PostgresWatch.read(jdbcUrl).disturbedSince(watch).orElse(null);
-        return new FailoverRound(number, graceful, victim.name(), victimNode, shards, signalAtMs, stopped.tookMs(),
+        return new FailoverRound(number, graceful, victim.name(), victimNode, shards, signalAtMs,
+                graceful ? stopped.took().toMillis() : -1,
                 stopped.exitCode(), movedAtMs, restartAtMs, victim.nodeId(), spreadAtMs, load, disturbance);
     }
 
@@ -179,7 +188,7 @@ public final class FailoverRun {
     private static long awaitMoved(ClusterProcesses cluster, Set<Integer> shards, int formerHolder, long deadlineMs)
             throws InterruptedException {
         while (System.currentTimeMillis() < deadlineMs) {
-            var view = cluster.snapshot();
+            var view = cluster.trySnapshot();
             if (view.isPresent() && view.get().movedAway(shards, formerHolder)) {
                 return view.get().readAtMs();
             }

@@ -10,6 +10,9 @@ import dev.tickwheel.bench.e2e.StoreRows;
 import dev.tickwheel.bench.webhook.DeliveryCheck;
 import dev.tickwheel.bench.webhook.LoadReceiver;
 import dev.tickwheel.bench.webhook.ReceiverMode;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.postgres.PostgresWatch;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
@@ -139,7 +142,7 @@ public final class ThroughputRun {
 
             long spreadAfterMs;
             long memberCpuNanos = 0;
-            try (ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.MEMBER_FLAGS, url, s.serverArgs(),
+            try (ClusterProcesses cluster = new ClusterProcesses(ClusterSettings.memberLaunch(), url, s.serverArgs(),
                     logDir)) {
                 long startNanos = System.nanoTime();
                 cluster.start(nodes);

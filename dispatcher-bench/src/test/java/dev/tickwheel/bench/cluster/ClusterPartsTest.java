@@ -1,13 +1,13 @@
 package dev.tickwheel.bench.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.bench.CommandLine;
 import dev.tickwheel.bench.webhook.DeliveryLog;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import java.time.Instant;
@@ -16,15 +16,15 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The cluster harness's arithmetic and parsing, without servers: a few milliseconds. */
+/** The cluster harness's arithmetic and settings, without servers: a few milliseconds. */
 class ClusterPartsTest {
 
     private static final long SIGNAL_MS = 1_000_000;
 
     @Test
     void audit_takeOverIsFirstArrivalOfAVictimInstanceDueAfterTheSignal() {
-        ClusterJob victimJob = new ClusterJob(11, 5);
-        ClusterJob otherJob = new ClusterJob(12, 6);
+        ClusterJob victimJob = job(11, 5);
+        ClusterJob otherJob = job(12, 6);
         List<RunStream.Run> runs = List.of(
                 run(1, victimJob, SIGNAL_MS - 500), // due before the signal: not a take-over
                 run(2, victimJob, SIGNAL_MS + 100), // first due after; arrives at +5 200
@@ -69,7 +69,7 @@ class ClusterPartsTest {
 
     @Test
     void audit_roundWithoutADeliveryAfterTheSignal_hasNoTakeOver() {
-        ClusterJob victimJob = new ClusterJob(11, 5);
+        ClusterJob victimJob = job(11, 5);
         List<RunStream.Run> runs = List.of(run(1, victimJob, SIGNAL_MS - 10));
         FailoverRound round = new FailoverRound(1, true, "member-2", 1, Set.of(5), SIGNAL_MS, 300, 143, -1,
                 SIGNAL_MS + 10_000, 3, SIGNAL_MS + 12_000, "1 / 1 / 1", null);
@@ -86,7 +86,7 @@ class ClusterPartsTest {
 
     @Test
     void audit_roundDisturbedByAPostgresRestart_keepsItsInstancesOutOfTheSteadyState() {
-        ClusterJob otherJob = new ClusterJob(12, 6);
+        ClusterJob otherJob = job(12, 6);
         List<RunStream.Run> runs = List.of(run(1, otherJob, SIGNAL_MS + 2_000), run(2, otherJob, SIGNAL_MS + 30_000));
         FailoverRound round = new FailoverRound(1, false, "member-1", 0, Set.of(5), SIGNAL_MS, -1, 137,
                 SIGNAL_MS + 4_800, SIGNAL_MS + 10_000, 3, SIGNAL_MS + 18_000, "1 / 1 / 1", "PostgreSQL was restarted");
@@ -102,29 +102,6 @@ class ClusterPartsTest {
         assertTrue(ClusterReport.failover(ClusterSettings.DEFAULTS, new FailoverRun.Outcome(
                 ClusterSettings.Mode.TAKEOVER, audit, List.of(), 0, "1", "1", 1, null, List.of()))
                 .contains("round 1 is left out"));
-    }
-
-    @Test
-    void snapshot_parsesTheClusterAnswer_andTellsSpreadAndMoved() throws Exception {
-        String json = """
-                {"nodeId": 1, "shardCount": 4,
-                 "nodes": [{"nodeId": 0, "live": false, "shardsHeld": 0}, {"nodeId": 1, "live": true, "shardsHeld": 2},
-                           {"nodeId": 2, "live": true, "shardsHeld": 2}],
-                 "shards": [{"shard": 0, "nodeId": 1, "epoch": 3, "heldForMs": 10, "expiresInMs": 4000},
-                            {"shard": 1, "nodeId": 2, "epoch": 2, "heldForMs": 10, "expiresInMs": 4000},
-                            {"shard": 2, "nodeId": 2, "epoch": 5, "heldForMs": 10, "expiresInMs": 4000},
-                            {"shard": 3, "nodeId": 1, "epoch": 1, "heldForMs": 10, "expiresInMs": 4000}]}""";
-
-        ClusterSnapshot view = ClusterSnapshot.parse(new ObjectMapper().readTree(json), 42);
-
-        assertEquals(Set.of(1, 2), view.liveNodeIds());
-        assertEquals(Set.of(0, 3), view.shardsHeldBy(1));
-        assertTrue(view.spreadOver(Set.of(1, 2)));
-        assertFalse(view.spreadOver(Set.of(0, 1, 2)));
-        assertTrue(view.movedAway(Set.of(0, 3), 0));
-        assertFalse(view.movedAway(Set.of(0, 1), 2));
-        assertThrows(IllegalStateException.class,
-                () -> ClusterSnapshot.parse(new ObjectMapper().readTree("{\"nodeId\": 1}"), 0));
     }
 
     @Test
@@ -151,7 +128,12 @@ class ClusterPartsTest {
     }
 
     private static RunStream.Run run(long instanceId, ClusterJob job, long dueMs) {
-        return new RunStream.Run(instanceId, job, dueMs - 1_000, dueMs);
+        return new RunStream.Run(instanceId, job, job.shard(), "member-1", 0, 1_000, dueMs - 1_000, dueMs);
+    }
+
+    /** A job whose instances the audit places on the job's shard, as the take-over runs count them. */
+    private static ClusterJob job(long id, int shard) {
+        return new ClusterJob(id, shard, "member-1", true, 256);
     }
 
     private static List<Instance> rows(List<RunStream.Run> runs) {

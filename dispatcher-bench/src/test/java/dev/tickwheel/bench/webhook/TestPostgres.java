@@ -3,6 +3,7 @@ package dev.tickwheel.bench.webhook;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.tickwheel.bench.e2e.BenchDatabase;
+import dev.tickwheel.fixtures.postgres.LocalPostgres;
 
 /**
  * A fresh schema on the test PostgreSQL server ({@code TICKWHEEL_TEST_PG_URL}, default
@@ -13,8 +14,6 @@ import dev.tickwheel.bench.e2e.BenchDatabase;
  * <p>Stateless.
  */
 public final class TestPostgres {
-
-    static final String START_COMMAND = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
 
     private TestPostgres() {
     }
@@ -41,7 +40,8 @@ public final class TestPostgres {
             boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
             return fail("PostgreSQL is unreachable at " + url + " (" + unreachable.getMessage() + "). " + (ci
                     ? "CI=true, so the benchmark smoke tests fail rather than skip."
-                    : "Start it with `" + START_COMMAND + "`, or point TICKWHEEL_TEST_PG_URL at a server."),
+                    : "Start it with `" + LocalPostgres.START_COMMAND + "`, or point TICKWHEEL_TEST_PG_URL at a"
+                    + " server."),
                     unreachable);
         }
     }

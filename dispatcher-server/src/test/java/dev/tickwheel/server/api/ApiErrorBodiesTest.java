@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package dev.tickwheel.server.api;
 
-import dev.tickwheel.server.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.process.ServerLaunch;
+import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.server.Await;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -25,6 +28,8 @@ class DeliveryProcessTest {
 
     private static final int INSTANCES = 300;
     private static final int CALL_LIMIT = 250;
+    /** A graceful stop lets calls end for up to 10 s; more is a hung server. */
+    private static final Duration STOP_BOUND = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
@@ -45,7 +50,7 @@ class DeliveryProcessTest {
         String jobId;
         int maxDispatching = 0;
         try (WebhookReceiver receiver = new WebhookReceiver(Duration.ofSeconds(1), 16)) {
-            try (ServerProcess first = ServerProcess.start(args)) {
+            try (ServerProcess first = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args))) {
                 ApiClient api = new ApiClient(first.awaitBaseUrl(Duration.ofSeconds(60)));
                 ApiClient.Reply job = api.post("/api/jobs", """
                         {"name": "slow target", "schedule": {"type": "API"},
@@ -70,7 +75,7 @@ class DeliveryProcessTest {
             assertTrue(maxDispatching <= CALL_LIMIT, "DISPATCHING rows never exceed the calls in flight: "
                     + maxDispatching);
 
-            try (ServerProcess second = ServerProcess.start(args)) {
+            try (ServerProcess second = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args))) {
                 ApiClient api = new ApiClient(second.awaitBaseUrl(Duration.ofSeconds(60)));
                 Await.until(() -> "every instance settled; last lines " + second.tail(), Duration.ofSeconds(60),
                         () -> count(api, jobId, "WAITING") == 0 && count(api, jobId, "DISPATCHING") == 0);
@@ -93,16 +98,16 @@ class DeliveryProcessTest {
                 assertEquals(new HashSet<>(created), ids);
                 assertTrue(repeated > 0, "the kill cut calls in flight (" + arrivedBeforeKill + " had arrived)");
                 assertTrue(repeated <= CALL_LIMIT, "only calls in flight at the kill are repeated: " + repeated);
-                second.terminate();
+                second.terminate(STOP_BOUND);
             }
         }
     }
 
     @Test
     void secondServerProcess_onTheSameH2Files_exitsWithOneClearLine() throws Exception {
-        try (ServerProcess first = ServerProcess.start(args())) {
+        try (ServerProcess first = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args()))) {
             first.awaitBaseUrl(Duration.ofSeconds(60));
-            try (ServerProcess second = ServerProcess.start(args())) {
+            try (ServerProcess second = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args()))) {
                 int exit = second.awaitExit(Duration.ofSeconds(60));
 
                 assertEquals(3, exit, "exit code for a store in use; output " + second.output());
@@ -124,7 +129,7 @@ class DeliveryProcessTest {
         String[] args = {"--port", Integer.toString(port), "--demo", "--db-url",
                 "jdbc:h2:file:" + dir.resolve("self").toAbsolutePath()};
         String instanceId;
-        try (ServerProcess first = ServerProcess.start(args)) {
+        try (ServerProcess first = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args))) {
             ApiClient api = new ApiClient(first.awaitBaseUrl(Duration.ofSeconds(60)));
             ApiClient.Reply job = api.post("/api/jobs", """
                     {"name": "calls itself", "schedule": {"type": "API"},
@@ -135,13 +140,13 @@ class DeliveryProcessTest {
             instanceId = run.json().get("instanceId").asText();
             first.kill(); // it is due while the server is down
         }
-        try (ServerProcess second = ServerProcess.start(args)) {
+        try (ServerProcess second = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args))) {
             ApiClient api = new ApiClient(second.awaitBaseUrl(Duration.ofSeconds(60)));
             Await.until("the overdue call ends", Duration.ofSeconds(30), () -> !List.of("WAITING", "DISPATCHING")
                     .contains(api.get("/api/instances/" + instanceId).json().get("status").asText()));
             JsonNode instance = api.get("/api/instances/" + instanceId).json();
             assertEquals("SUCCEEDED", instance.get("status").asText(), instance.toString());
-            second.terminate();
+            second.terminate(STOP_BOUND);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tickwheel.server.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.TickwheelApplication;
 import dev.tickwheel.server.job.Job;
 import java.nio.file.Path;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.IOException;

@@ -13,6 +13,7 @@ import com.atlassian.oai.validator.util.OpenApiLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import io.swagger.v3.oas.models.OpenAPI;

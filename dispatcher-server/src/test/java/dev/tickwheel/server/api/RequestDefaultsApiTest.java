@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.TickwheelApplication;
 import dev.tickwheel.server.job.Job;
 import java.io.IOException;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.process.ServerLaunch;
+import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.io.IOException;
@@ -314,8 +317,8 @@ class RunGroupCommitKillTest {
             // waits its whole wait when one writer took both stop markers; see GroupCommitTest.)
         }
 
-        private ServerProcess start() throws IOException {
-            ServerProcess process = ServerProcess.start(args);
+        private ServerProcess start() {
+            ServerProcess process = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of(args));
             processes.add(process); // before waiting: run() kills it even if it never comes up
             return process;
         }

@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import dev.tickwheel.server.Await;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;

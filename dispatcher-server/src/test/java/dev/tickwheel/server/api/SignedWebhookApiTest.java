@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import dev.tickwheel.server.dispatch.webhook.SignatureOracle;

@@ -3,6 +3,7 @@ package dev.tickwheel.server.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.DispatchSettings;
 import dev.tickwheel.server.app.ServerSettings;
 import dev.tickwheel.server.app.TickwheelApplication;

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
 import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
@@ -88,8 +95,10 @@ class ClusterFailoverProcessTest {
     private final LedgerReceiver ledger = new LedgerReceiver(TARGET_LATENCY);
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl(),
+            "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
             "--lease-renew-ms", Long.toString(LEASE_RENEW.toMillis()));
+    final ClusterProcesses nodes = teardown.cluster();
 
     @AfterEach
     void closeLedgerAndDropSchema() throws SQLException {
@@ -105,8 +114,8 @@ class ClusterFailoverProcessTest {
         nodes.start(2);
         ClusterSnapshot spread = nodes.awaitSpread(Duration.ofSeconds(45));
         assertEquals(Shards.DEFAULT_COUNT, spread.shardCount(), "shard count of a new schema");
-        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), JOBS, "failover");
-        Set<Integer> jobShards = WebhookJobs.shardsOf(jobs);
+        List<ClusterJob> jobs = ClusterJob.create(nodes, ledger.url(), JOBS, "failover");
+        Set<Integer> jobShards = ClusterJob.shardsOf(jobs);
         StringBuilder story = new StringBuilder("spread: " + spread.describe() + "\n");
 
         long killedAtMillis;
@@ -114,15 +123,15 @@ class ClusterFailoverProcessTest {
         Set<Long> cutCalls;
         long pausedAtMillis;
         Set<Integer> pausedShards;
-        RunStream.Plan plan = new RunStream.Plan(RUNS, SENDING, MAX_DELAY_MS, CANCEL_EVERY, CANCEL_MIN_DELAY_MS,
-                seed);
+        RunStream.Plan plan = RunStream.Plan.paced(RUNS, SENDING, MAX_DELAY_MS, seed)
+                .withCancels(CANCEL_EVERY, CANCEL_MIN_DELAY_MS);
         try (LeaseObserver leases = LeaseObserver.start(nodes, Duration.ofMillis(250));
                 RunStream stream = RunStream.start(nodes, jobs, plan)) {
             ScenarioClock clock = ScenarioClock.startNow();
 
             clock.awaitOffset(KILL_AT);
             ClusterSnapshot beforeKill = nodes.snapshot();
-            MemberProcess a = nodes.holdingMostOf(beforeKill, jobShards);
+            Member a = nodes.holdingMostOf(beforeKill, jobShards);
             killedShards = beforeKill.shardsHeldBy(a.nodeId());
             story.append(clock.now()).append(" kill -9 ").append(a).append(", holding ").append(killedShards.size())
                     .append(" shards; ").append(beforeKill.describe()).append('\n');
@@ -132,7 +141,7 @@ class ClusterFailoverProcessTest {
 
             clock.awaitOffset(PAUSE_AT);
             ClusterSnapshot beforePause = nodes.snapshot();
-            MemberProcess b = nodes.holdingMostOf(beforePause, jobShards);
+            Member b = nodes.holdingMostOf(beforePause, jobShards);
             pausedShards = beforePause.shardsHeldBy(b.nodeId());
             story.append(clock.now()).append(" SIGSTOP ").append(b).append(", holding ").append(pausedShards.size())
                     .append(" shards; ").append(beforePause.describe()).append('\n');
@@ -147,11 +156,11 @@ class ClusterFailoverProcessTest {
             story.append(clock.now()).append(" restarted ").append(a).append('\n');
 
             stream.awaitDone(Duration.ofSeconds(60));
-            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            long untilLastDueMs = Math.max(0, stream.lastDueMs() - System.currentTimeMillis());
             StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(45));
             story.append(clock.now()).append(" every instance ended; ").append(nodes.snapshot().describe())
                     .append('\n');
-            nodes.assertNoneDied();
+            nodes.requireNoneDied();
 
             DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
                     stream.cancels());

@@ -4,9 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tickwheel.server.api.ApiClient;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
-import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -62,8 +69,10 @@ class ClusterHotJobProcessTest {
     private LedgerReceiver ledger;
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl(),
+            "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
             "--lease-renew-ms", Long.toString(LEASE_RENEW.toMillis()));
+    final ClusterProcesses nodes = teardown.cluster();
 
     @AfterEach
     void closeLedgerAndDropSchema() throws SQLException {
@@ -90,7 +99,7 @@ class ClusterHotJobProcessTest {
         nodes.start();
         nodes.start(2);
         ClusterSnapshot spread = nodes.awaitSpread(Duration.ofSeconds(45));
-        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), 1, "hot");
+        List<ClusterJob> jobs = ClusterJob.create(nodes, ledger.url(), 1, "hot");
         StringBuilder story = new StringBuilder("spread: " + spread.describe() + "\njob " + jobs.get(0).id()
                 + " (shard " + jobs.get(0).shard() + ")\n");
 
@@ -99,13 +108,13 @@ class ClusterHotJobProcessTest {
         Map<Integer, Integer> byNode;
         try (LeaseObserver leases = LeaseObserver.start(nodes, Duration.ofMillis(250));
                 RunStream stream = RunStream.start(nodes, jobs,
-                        RunStream.Plan.withoutCancels(RUNS, SENDING, MAX_DELAY_MS, seed))) {
+                        RunStream.Plan.paced(RUNS, SENDING, MAX_DELAY_MS, seed))) {
             ScenarioClock clock = ScenarioClock.startNow();
             clock.awaitOffset(KILL_AT);
             ClusterSnapshot beforeKill = nodes.snapshot();
             // Every running member holds shards; the one not holding the job's shard is killed, so that the loader
             // of the job (its shard's owner) is not what moves: this is about the instances.
-            MemberProcess victim = nodes.running().stream()
+            Member victim = nodes.running().stream()
                     .filter(m -> !beforeKill.shardsHeldBy(m.nodeId()).contains(jobs.get(0).shard()))
                     .findFirst().orElseThrow(() -> new AssertionError("no member without the job's shard"));
             killedShards = beforeKill.shardsHeldBy(victim.nodeId());
@@ -117,9 +126,9 @@ class ClusterHotJobProcessTest {
             Set<Long> cutCalls = StoredInstances.claimedBy(db.jdbcUrl(), victim.nodeId());
 
             stream.awaitDone(Duration.ofSeconds(60));
-            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            long untilLastDueMs = Math.max(0, stream.lastDueMs() - System.currentTimeMillis());
             StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(45));
-            nodes.assertNoneDied();
+            nodes.requireNoneDied();
 
             DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
                     stream.cancels());
@@ -129,7 +138,7 @@ class ClusterHotJobProcessTest {
             List<String> cutLate = new ArrayList<>();
             long cutWorstMs = 0;
             for (long id : cutCalls) {
-                long againMs = ledger.deliveriesOf(id).stream().mapToLong(Delivery::receivedAtMillis)
+                long againMs = ledger.deliveriesOf(id).stream().mapToLong(Delivery::receivedAtMs)
                         .filter(at -> at >= killedAtMillis).min().orElse(Long.MAX_VALUE) - killedAtMillis;
                 cutWorstMs = Math.max(cutWorstMs, againMs);
                 if (againMs > CUT_CALL_AGAIN_MS) {
@@ -147,7 +156,7 @@ class ClusterHotJobProcessTest {
                     + "repeats with the same key: " + audit.repeatsWithSameKey());
 
             List<String> shares = new ArrayList<>();
-            for (MemberProcess member : nodes.members()) {
+            for (Member member : nodes.members()) {
                 int made = byNode.getOrDefault(member.nodeId(), 0);
                 double share = beforeKillTotal == 0 ? 0 : (double) made / beforeKillTotal;
                 if (share < MIN_SHARE || share > MAX_SHARE) {
@@ -187,15 +196,15 @@ class ClusterHotJobProcessTest {
         nodes.start();
         nodes.start(2);
         nodes.awaitSpread(Duration.ofSeconds(45));
-        WebhookJobs.TestJob job = WebhookJobs.create(nodes, ledger.url(), 1, "limited", 5).get(0);
+        ClusterJob job = ClusterJob.create(nodes, ledger.url(), 1, "limited", 5).get(0);
         ledger.keepsOneOwner(job.id());
         int runs = 150;
-        List<MemberProcess> members = nodes.running();
+        List<Member> members = nodes.running();
         ExecutorService senders = Executors.newFixedThreadPool(6);
         List<Future<ApiClient.Reply>> replies = new ArrayList<>();
         try {
             for (int i = 0; i < runs; i++) {
-                MemberProcess via = members.get(i % members.size());
+                Member via = members.get(i % members.size());
                 replies.add(senders.submit(() -> via.call(api -> api.post("/api/jobs/" + job.id() + "/run",
                         "{\"delayMs\": 1500}")).orElseThrow(() -> new AssertionError(via + " stopped"))));
             }
@@ -207,7 +216,7 @@ class ClusterHotJobProcessTest {
             senders.shutdownNow();
         }
         StoredInstances.awaitAllTerminal(nodes, Duration.ofSeconds(60));
-        nodes.assertNoneDied();
+        nodes.requireNoneDied();
         Map<Integer, Integer> byNode = deliveriesByNode(ledger.all(), Long.MAX_VALUE);
         System.out.println("ClusterHotJobProcessTest maxConcurrent 5: " + ledger.deliveredInstanceIds().size()
                 + " instances delivered, at most " + ledger.maxInFlight() + " in flight, by node " + byNode);
@@ -225,7 +234,7 @@ class ClusterHotJobProcessTest {
     private static Map<Integer, Integer> deliveriesByNode(List<Delivery> deliveries, long beforeMillis) {
         Map<Integer, Integer> byNode = new TreeMap<>();
         for (Delivery d : deliveries) {
-            if (d.receivedAtMillis() < beforeMillis) {
+            if (d.receivedAtMs() < beforeMillis) {
                 byNode.merge(d.node(), 1, Integer::sum);
             }
         }

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.sql.SQLException;
@@ -62,8 +69,10 @@ class ClusterJoinLeaveProcessTest {
     private final LedgerReceiver ledger = new LedgerReceiver(TARGET_LATENCY);
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl(),
+            "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
             "--lease-renew-ms", Long.toString(LEASE_RENEW.toMillis()));
+    final ClusterProcesses nodes = teardown.cluster();
 
     @AfterEach
     void closeLedgerAndDropSchema() throws SQLException {
@@ -76,30 +85,30 @@ class ClusterJoinLeaveProcessTest {
         long seed = System.nanoTime();
         nodes.start();
         ClusterSnapshot alone = nodes.awaitSpread(Duration.ofSeconds(30));
-        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), JOBS, "join-leave");
-        Set<Integer> jobShards = WebhookJobs.shardsOf(jobs);
+        List<ClusterJob> jobs = ClusterJob.create(nodes, ledger.url(), JOBS, "join-leave");
+        Set<Integer> jobShards = ClusterJob.shardsOf(jobs);
         StringBuilder story = new StringBuilder("alone: " + alone.describe() + "\n");
 
-        ClusterNodes.Stop stop;
+        ClusterProcesses.Stop stop;
         Set<Integer> stoppedShards;
         try (LeaseObserver leases = LeaseObserver.start(nodes, Duration.ofMillis(250));
                 RunStream stream = RunStream.start(nodes, jobs,
-                        RunStream.Plan.withoutCancels(RUNS, SENDING, MAX_DELAY_MS, seed))) {
+                        RunStream.Plan.paced(RUNS, SENDING, MAX_DELAY_MS, seed))) {
             ScenarioClock clock = ScenarioClock.startNow();
 
             clock.awaitOffset(SECOND_JOINS_AT);
-            MemberProcess second = nodes.start();
+            Member second = nodes.start();
             story.append(clock.now()).append(" started ").append(second).append('\n');
             story.append(clock.now()).append(" spread over two: ").append(nodes.awaitSpread(SPREAD_BOUND).describe())
                     .append('\n');
-            MemberProcess third = nodes.start();
+            Member third = nodes.start();
             story.append(clock.now()).append(" started ").append(third).append('\n');
             story.append(clock.now()).append(" spread over three: ")
                     .append(nodes.awaitSpread(SPREAD_BOUND).describe()).append('\n');
 
             clock.awaitOffset(STOP_AT);
             ClusterSnapshot beforeStop = nodes.snapshot();
-            MemberProcess leaving = nodes.holdingMostOf(beforeStop, jobShards);
+            Member leaving = nodes.holdingMostOf(beforeStop, jobShards);
             stoppedShards = beforeStop.shardsHeldBy(leaving.nodeId());
             story.append(clock.now()).append(" SIGTERM ").append(leaving).append(", holding ")
                     .append(stoppedShards.size()).append(" shards; ").append(beforeStop.describe()).append('\n');
@@ -108,16 +117,16 @@ class ClusterJoinLeaveProcessTest {
                     .append(stop.took().toMillis()).append(" ms\n");
 
             stream.awaitDone(Duration.ofSeconds(60));
-            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            long untilLastDueMs = Math.max(0, stream.lastDueMs() - System.currentTimeMillis());
             StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(30));
             story.append(clock.now()).append(" every instance ended; ").append(nodes.snapshot().describe())
                     .append('\n');
-            nodes.assertNoneDied();
+            nodes.requireNoneDied();
 
             DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
                     stream.cancels());
-            LatencySummary handOver = audit.lateness(stoppedShards, stop.signalledAtMillis(),
-                    stop.signalledAtMillis(), stop.endedAtMillis() + 3_000);
+            LatencySummary handOver = audit.lateness(stoppedShards, stop.signalledAtMs(),
+                    stop.signalledAtMs(), stop.endedAtMs() + 3_000);
             long handOverBoundMs = HAND_OVER_MS + stop.took().toMillis() + MACHINE_MARGIN_MS;
             System.out.println("ClusterJoinLeaveProcessTest (seed " + seed + ")\n" + story
                     + "load: " + stream.describe() + "\n"

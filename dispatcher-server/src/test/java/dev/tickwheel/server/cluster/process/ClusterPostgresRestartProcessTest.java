@@ -4,8 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.postgres.LocalPostgres;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.Await;
-import dev.tickwheel.server.api.ApiClient;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -67,8 +75,10 @@ class ClusterPostgresRestartProcessTest {
     private final LedgerReceiver ledger = new LedgerReceiver(TARGET_LATENCY);
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl(),
+            "--lease-ttl-ms", Long.toString(LEASE_TTL.toMillis()),
             "--lease-renew-ms", Long.toString(LEASE_RENEW.toMillis()));
+    final ClusterProcesses nodes = teardown.cluster();
 
     @AfterEach
     void closeLedgerAndDropSchema() throws SQLException {
@@ -84,12 +94,12 @@ class ClusterPostgresRestartProcessTest {
         nodes.start();
         nodes.start(2);
         ClusterSnapshot spread = nodes.awaitSpread(Duration.ofSeconds(45));
-        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), JOBS, "pg-restart");
+        List<ClusterJob> jobs = ClusterJob.create(nodes, ledger.url(), JOBS, "pg-restart");
         StringBuilder story = new StringBuilder("spread: " + spread.describe() + "\n");
 
         try (LeaseObserver leases = LeaseObserver.start(nodes, Duration.ofMillis(250));
                 RunStream stream = RunStream.start(nodes, jobs,
-                        RunStream.Plan.withoutCancels(RUNS, SENDING, MAX_DELAY_MS, seed))) {
+                        RunStream.Plan.paced(RUNS, SENDING, MAX_DELAY_MS, seed))) {
             ScenarioClock clock = ScenarioClock.startNow();
 
             clock.awaitOffset(STOP_AT);
@@ -105,7 +115,7 @@ class ClusterPostgresRestartProcessTest {
             story.append(clock.now()).append(" PostgreSQL accepts connections again\n");
 
             stream.awaitDone(Duration.ofSeconds(90));
-            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            long untilLastDueMs = Math.max(0, stream.lastDueMs() - System.currentTimeMillis());
             StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(60));
             story.append(clock.now()).append(" every instance ended; ").append(nodes.snapshot().describe())
                     .append('\n');
@@ -113,7 +123,7 @@ class ClusterPostgresRestartProcessTest {
             StoredInstances.awaitAllTerminal(nodes, RECOVERED_BOUND);
             story.append(clock.now()).append(" runs on each member after the outage: ")
                     .append(unrecovered.isEmpty() ? "delivered" : unrecovered).append('\n');
-            nodes.assertNoneDied();
+            nodes.requireNoneDied();
 
             DeliveryAudit audit = new DeliveryAudit(ledger, StoredInstances.fetchAll(nodes), stream.runs(),
                     stream.cancels());
@@ -141,13 +151,13 @@ class ClusterPostgresRestartProcessTest {
      * created on each running member in turn, several per member; returns what went wrong (a refused run, or runs
      * not delivered within {@link #RECOVERED_BOUND}).
      */
-    private List<String> runOnEachMemberAndAwaitDelivery(List<WebhookJobs.TestJob> jobs) {
+    private List<String> runOnEachMemberAndAwaitDelivery(List<ClusterJob> jobs) {
         List<String> problems = new ArrayList<>();
         List<Long> created = new ArrayList<>();
-        List<MemberProcess> running = nodes.running();
+        List<Member> running = nodes.running();
         for (int i = 0; i < jobs.size(); i++) {
-            MemberProcess member = running.get(i % running.size());
-            WebhookJobs.TestJob job = jobs.get(i);
+            Member member = running.get(i % running.size());
+            ClusterJob job = jobs.get(i);
             ApiClient.Reply reply = member.call(api -> api.post("/api/jobs/" + job.id() + "/run", "{\"delayMs\": 0}"))
                     .orElseThrow(() -> new AssertionError(member + " is not running"));
             if (reply.status() != 201) {

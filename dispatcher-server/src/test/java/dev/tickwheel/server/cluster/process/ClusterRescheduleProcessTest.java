@@ -4,11 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.concurrent.NamedThreadFactory;
+import dev.tickwheel.fixtures.Throttled;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.cluster.StoredInstances.Stored;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.Await;
-import dev.tickwheel.server.api.ApiClient;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
-import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
-import dev.tickwheel.server.cluster.process.StoredInstances.Stored;
 import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.net.URLEncoder;
@@ -133,10 +141,11 @@ class ClusterRescheduleProcessTest {
     private final LedgerReceiver ledger = new LedgerReceiver();
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl());
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl());
+    final ClusterProcesses nodes = teardown.cluster();
 
-    /** A run as created: {@code dueMillis} is the time its 201 answered. */
-    private record Run(int index, String key, long instanceId, long dueMillis, String createdVia) {
+    /** A run as created: {@code dueMs} is the time its 201 answered. */
+    private record Run(int index, String key, long instanceId, long dueMs, String createdVia) {
     }
 
     /** How a run is rescheduled, drawn up front from the seed. */
@@ -144,7 +153,7 @@ class ClusterRescheduleProcessTest {
     }
 
     /** A reschedule and its answer; {@code answeredDueMillis} is the answer's {@code expectedTriggerTime}. */
-    private record Answer(Run run, Plan plan, String via, long sentAtMillis, long answeredAtMillis, int status,
+    private record Answer(Run run, Plan plan, String via, long sentAtMs, long answeredAtMs, int status,
                           String outcome,
                           String answeredId, String answeredKey, String answeredStatus, long answeredDueMillis) {
 
@@ -168,13 +177,13 @@ class ClusterRescheduleProcessTest {
         nodes.awaitSpread(Duration.ofSeconds(45));
         // A job with a maxConcurrent (far above what the test reaches) keeps its instances on its shard, so one
         // member owns all of them and "through the owner" and "through the non-owner" hold for every run.
-        WebhookJobs.TestJob job = WebhookJobs.create(nodes, ledger.url(), 1, "reschedule", 100_000).get(0);
+        ClusterJob job = ClusterJob.create(nodes, ledger.url(), 1, "reschedule", 100_000).get(0);
         ledger.keepsOneOwner(job.id());
         ClusterSnapshot settled = awaitSettled(Duration.ofSeconds(30));
         ClusterSnapshot.ShardRow lease = settled.shards().stream().filter(s -> s.shard() == job.shard())
                 .findFirst().orElseThrow(() -> new AssertionError("no lease row for shard " + job.shard()));
-        MemberProcess owner = memberWithNode(lease.nodeId());
-        MemberProcess other = nodes.running().stream().filter(m -> m != owner).findFirst()
+        Member owner = memberWithNode(lease.nodeId());
+        Member other = nodes.running().stream().filter(m -> m != owner).findFirst()
                 .orElseThrow(() -> new AssertionError("no second running member: " + nodes.members()));
         StringBuilder story = new StringBuilder("settled: " + settled.describe() + "\njob " + job.id() + ", shard "
                 + job.shard() + " held by " + owner + " under epoch " + lease.epoch() + "; non-owner " + other + "\n");
@@ -197,7 +206,7 @@ class ClusterRescheduleProcessTest {
         assertInstanceShard(runs.get(0), job);
 
         List<Answer> answers = reschedule(job, runs, owner, other, seed, failures);
-        long lastDueMillis = answers.stream().mapToLong(a -> Math.max(a.answeredDueMillis(), a.run().dueMillis()))
+        long lastDueMillis = answers.stream().mapToLong(a -> Math.max(a.answeredDueMillis(), a.run().dueMs()))
                 .max().orElse(System.currentTimeMillis());
 
         // Bounded waits: everything is due by lastDueMillis; a lost prompt would be caught by a sweep within a
@@ -209,7 +218,7 @@ class ClusterRescheduleProcessTest {
                 Throttled.every(Duration.ofMillis(100), () -> undelivered(runs).isEmpty()));
         StoredInstances.awaitAllTerminal(nodes, Duration.ofSeconds(30));
         ClusterSnapshot after = nodes.snapshot();
-        nodes.assertNoneDied();
+        nodes.requireNoneDied();
         Map<Long, Stored> stored = StoredInstances.fetchAll(nodes);
 
         List<String> violations = new ArrayList<>();
@@ -241,8 +250,8 @@ class ClusterRescheduleProcessTest {
                 + byLead(answers.stream().filter(a -> !a.plan().early()).toList()) + ", early "
                 + byLead(answers.stream().filter(a -> a.plan().early()).toList()) + "\n"
                 + "reschedule calls: sent after their planned moment " + summary(answers,
-                a -> a.sentAtMillis() - (a.run().dueMillis() - a.plan().sendBeforeDueMs())) + "; took "
-                + summary(answers, a -> a.answeredAtMillis() - a.sentAtMillis()) + "\n"
+                a -> a.sentAtMs() - (a.run().dueMs() - a.plan().sendBeforeDueMs())) + "; took "
+                + summary(answers, a -> a.answeredAtMs() - a.sentAtMs()) + "\n"
                 + "lateness of RESCHEDULED via the non-owner (delivery - new time): " + viaOther + "\n"
                 + "lateness of RESCHEDULED via the owner (delivery - new time): " + viaOwner + "\n"
                 + "lateness of refused (delivery - old time): " + refused + "\n"
@@ -300,7 +309,7 @@ class ClusterRescheduleProcessTest {
         return holders;
     }
 
-    private MemberProcess memberWithNode(int nodeId) {
+    private Member memberWithNode(int nodeId) {
         return nodes.running().stream().filter(m -> m.nodeId() == nodeId).findFirst()
                 .orElseThrow(() -> new AssertionError("no running member is node " + nodeId + ": "
                         + nodes.members()));
@@ -312,18 +321,18 @@ class ClusterRescheduleProcessTest {
      * are sent, and the instances fire, when planned. Their outcomes are not the test's subject; the summary is
      * printed.
      */
-    private WarmUp warmUp(WebhookJobs.TestJob job, MemberProcess owner, MemberProcess other)
+    private WarmUp warmUp(ClusterJob job, Member owner, Member other)
             throws InterruptedException {
         ConcurrentLinkedQueue<Long> ids = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<String> outcomes = new ConcurrentLinkedQueue<>();
         long startNanos = System.nanoTime();
-        ExecutorService workers = Executors.newFixedThreadPool(CREATORS, NamedThreads.daemon("warm-up"));
+        ExecutorService workers = Executors.newFixedThreadPool(CREATORS, new NamedThreadFactory("warm-up", true));
         try {
             for (int i = 0; i < WARM_UP_RUNS; i++) {
                 int index = i;
                 workers.execute(() -> {
-                    MemberProcess creator = index % 2 == 0 ? owner : other;
-                    MemberProcess mover = index % 2 == 0 ? other : owner;
+                    Member creator = index % 2 == 0 ? owner : other;
+                    Member mover = index % 2 == 0 ? other : owner;
                     try {
                         ApiClient.Reply run = creator.call(api -> api.post("/api/jobs/" + job.id() + "/run",
                                 "{\"key\": \"warm-up-" + index + "\", \"delayMs\": 300}")).orElseThrow();
@@ -332,7 +341,7 @@ class ClusterRescheduleProcessTest {
                         ApiClient.Reply moved = mover.call(api -> api.post("/api/instances/" + id + "/reschedule",
                                 "{\"delayMs\": 500}")).orElseThrow();
                         outcomes.add(moved.status() + " " + moved.json().path("outcome").asText());
-                    } catch (AssertionError | RuntimeException e) {
+                    } catch (RuntimeException e) {
                         outcomes.add(e.toString());
                     }
                 });
@@ -351,7 +360,7 @@ class ClusterRescheduleProcessTest {
         Map<Long, Long> lateness = new HashMap<>();
         for (long id : ids) {
             Delivery first = ledger.deliveriesOf(id).get(0);
-            lateness.put(id, first.receivedAtMillis() - first.expectedTriggerMillis());
+            lateness.put(id, first.receivedAtMs() - first.expectedTriggerMs());
         }
         return new WarmUp(ids.size(), counts, callsMs, Duration.ofNanos(System.nanoTime() - startNanos).toMillis(),
                 LatencySummary.of(lateness));
@@ -371,16 +380,16 @@ class ClusterRescheduleProcessTest {
     }
 
     /** {@value #RUNS} keyed runs, due one every {@value #DUE_SPACING_MS} ms from {@code firstDueMillis}. */
-    private List<Run> createRuns(WebhookJobs.TestJob job, MemberProcess owner, MemberProcess other,
+    private List<Run> createRuns(ClusterJob job, Member owner, Member other,
                                  long firstDueMillis, List<String> failures) throws InterruptedException {
         ConcurrentLinkedQueue<Run> created = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<String> failed = new ConcurrentLinkedQueue<>();
-        ExecutorService creators = Executors.newFixedThreadPool(CREATORS, NamedThreads.daemon("run-create"));
+        ExecutorService creators = Executors.newFixedThreadPool(CREATORS, new NamedThreadFactory("run-create", true));
         try {
             for (int i = 0; i < RUNS; i++) {
                 int index = i;
                 creators.execute(() -> {
-                    MemberProcess via = index % 2 == 0 ? owner : other;
+                    Member via = index % 2 == 0 ? owner : other;
                     String key = "order-" + index;
                     long dueMillis = firstDueMillis + index * DUE_SPACING_MS;
                     String body = "{\"key\": \"" + key + "\", \"at\": \"" + Instant.ofEpochMilli(dueMillis) + "\"}";
@@ -403,7 +412,7 @@ class ClusterRescheduleProcessTest {
                         }
                         created.add(new Run(index, key, Long.parseLong(r.json().get("instanceId").asText()),
                                 dueMillis, via.name()));
-                    } catch (AssertionError | RuntimeException e) { // ApiClient reports I/O failures as errors
+                    } catch (RuntimeException e) { // the client reports I/O failures as UncheckedIOException
                         failed.add("run " + key + " via " + via + ": " + e);
                     }
                 });
@@ -421,7 +430,7 @@ class ClusterRescheduleProcessTest {
     }
 
     /** The {@code shard} the API shows for an instance is the job's, the one the owner holds. */
-    private void assertInstanceShard(Run run, WebhookJobs.TestJob job) {
+    private void assertInstanceShard(Run run, ClusterJob job) {
         ApiClient.Reply reply = nodes.get("/api/instances/" + run.instanceId());
         assertEquals(200, reply.status(), () -> "GET /api/instances/" + run.instanceId() + ": " + reply);
         assertEquals(job.shard(), reply.json().path("shard").asInt(-1), () -> "instance shard: " + reply);
@@ -432,8 +441,8 @@ class ClusterRescheduleProcessTest {
      * Sends each run's reschedule from its own task at its planned moment (before or after its due time) and waits
      * for every answer.
      */
-    private List<Answer> reschedule(WebhookJobs.TestJob job, List<Run> runs, MemberProcess owner,
-                                    MemberProcess other, long seed, List<String> failures)
+    private List<Answer> reschedule(ClusterJob job, List<Run> runs, Member owner,
+                                    Member other, long seed, List<String> failures)
             throws InterruptedException {
         SplittableRandom random = new SplittableRandom(seed);
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
@@ -442,8 +451,8 @@ class ClusterRescheduleProcessTest {
         // One timer thread hands each reschedule at its moment to a thread of its own (as many as are in flight), so a
         // slow answer never holds up the next planned send.
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
-                NamedThreads.daemon("reschedule-timer"));
-        ExecutorService senders = Executors.newCachedThreadPool(NamedThreads.daemon("reschedule"));
+                new NamedThreadFactory("reschedule-timer", true));
+        ExecutorService senders = Executors.newCachedThreadPool(new NamedThreadFactory("reschedule", true));
         try {
             for (Run run : runs) {
                 // EARLY_EVERY and OWNER_EVERY are coprime: early reschedules go through both members too.
@@ -451,7 +460,7 @@ class ClusterRescheduleProcessTest {
                 Plan plan = new Plan(run.index() % OWNER_EVERY == 0, random.nextBoolean(), random.nextBoolean(),
                         early, early ? random.nextLong(EARLY_SEND_MIN_MS, EARLY_SEND_MAX_MS + 1)
                                 : random.nextLong(-LATEST_SEND_MS, EARLIEST_SEND_MS + 1));
-                long delayMs = run.dueMillis() - plan.sendBeforeDueMs() - System.currentTimeMillis();
+                long delayMs = run.dueMs() - plan.sendBeforeDueMs() - System.currentTimeMillis();
                 timer.schedule(() -> senders.execute(() -> {
                     try {
                         sendReschedule(job, run, plan, plan.viaOwner() ? owner : other, answers, failed);
@@ -460,7 +469,7 @@ class ClusterRescheduleProcessTest {
                     }
                 }), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
             }
-            long lastDue = runs.get(runs.size() - 1).dueMillis();
+            long lastDue = runs.get(runs.size() - 1).dueMs();
             if (!done.await(Math.max(0, lastDue - System.currentTimeMillis()) + 60_000, TimeUnit.MILLISECONDS)) {
                 failed.add((runs.size() - done.getCount()) + " of " + runs.size() + " reschedules answered in time");
             }
@@ -474,14 +483,14 @@ class ClusterRescheduleProcessTest {
         return sorted;
     }
 
-    private static void sendReschedule(WebhookJobs.TestJob job, Run run, Plan plan, MemberProcess via,
+    private static void sendReschedule(ClusterJob job, Run run, Plan plan, Member via,
                                        ConcurrentLinkedQueue<Answer> answers, ConcurrentLinkedQueue<String> failed) {
         String path = plan.byKey()
                 ? "/api/jobs/" + job.id() + "/runs/" + URLEncoder.encode(run.key(), StandardCharsets.UTF_8)
                         + "/reschedule"
                 : "/api/instances/" + run.instanceId() + "/reschedule";
         String body = plan.byDelay() ? "{\"delayMs\": " + MOVE_BY_MS + "}"
-                : "{\"at\": \"" + Instant.ofEpochMilli(run.dueMillis() + MOVE_BY_MS) + "\"}";
+                : "{\"at\": \"" + Instant.ofEpochMilli(run.dueMs() + MOVE_BY_MS) + "\"}";
         try {
             long sentAtMillis = System.currentTimeMillis();
             Optional<ApiClient.Reply> reply = via.call(api -> api.post(path, body));
@@ -504,7 +513,7 @@ class ClusterRescheduleProcessTest {
                     r.json().path("instanceId").asText(), r.json().path("key").asText(null),
                     r.json().path("status").asText(),
                     Instant.parse(r.json().get("expectedTriggerTime").asText()).toEpochMilli()));
-        } catch (AssertionError | RuntimeException e) {
+        } catch (RuntimeException e) {
             failed.add("reschedule of " + run.key() + " via " + via + ": " + e);
         }
     }
@@ -520,39 +529,39 @@ class ClusterRescheduleProcessTest {
     private static void check(Answer a, List<Delivery> deliveries, Stored stored, List<String> violations) {
         Run run = a.run();
         String who = run.key() + " (" + run.instanceId() + ", created via " + run.createdVia() + ", due "
-                + Instant.ofEpochMilli(run.dueMillis()) + ", rescheduled via " + a.via() + " " + a.plan() + " sent "
-                + (run.dueMillis() - a.sentAtMillis()) + " ms before due, answered " + a.status() + " "
+                + Instant.ofEpochMilli(run.dueMs()) + ", rescheduled via " + a.via() + " " + a.plan() + " sent "
+                + (run.dueMs() - a.sentAtMs()) + " ms before due, answered " + a.status() + " "
                 + a.outcome() + " for " + Instant.ofEpochMilli(a.answeredDueMillis()) + "): ";
         if (!Long.toString(run.instanceId()).equals(a.answeredId()) || !run.key().equals(a.answeredKey())) {
             violations.add(who + "the answer names instance " + a.answeredId() + " key " + a.answeredKey());
         }
         boolean moved = a.rescheduled();
-        long expectedDue = moved ? a.answeredDueMillis() : run.dueMillis();
-        if (moved && (a.answeredDueMillis() <= run.dueMillis() || !"WAITING".equals(a.answeredStatus()))) {
+        long expectedDue = moved ? a.answeredDueMillis() : run.dueMs();
+        if (moved && (a.answeredDueMillis() <= run.dueMs() || !"WAITING".equals(a.answeredStatus()))) {
             violations.add(who + "RESCHEDULED, yet not later and WAITING: " + a.answeredStatus());
         }
-        if (!moved && a.answeredDueMillis() != run.dueMillis()) {
+        if (!moved && a.answeredDueMillis() != run.dueMs()) {
             violations.add(who + "refused, yet the answer's time is not the original one");
         }
-        if (!moved && a.answeredAtMillis() < run.dueMillis() - SAME_CLOCK_SLACK_MS) {
-            violations.add(who + "refused at " + Instant.ofEpochMilli(a.answeredAtMillis()) + ", before the"
+        if (!moved && a.answeredAtMs() < run.dueMs() - SAME_CLOCK_SLACK_MS) {
+            violations.add(who + "refused at " + Instant.ofEpochMilli(a.answeredAtMs()) + ", before the"
                     + " instance was due: nothing is claimed before it is due");
         }
         if (deliveries.size() != 1) {
             violations.add(who + "delivered " + deliveries.size() + " times: " + deliveries.stream()
-                    .map(d -> "due " + Instant.ofEpochMilli(d.expectedTriggerMillis()) + " at "
-                            + Instant.ofEpochMilli(d.receivedAtMillis()) + " by node " + d.node())
+                    .map(d -> "due " + Instant.ofEpochMilli(d.expectedTriggerMs()) + " at "
+                            + Instant.ofEpochMilli(d.receivedAtMs()) + " by node " + d.node())
                     .toList());
         }
         for (Delivery d : deliveries) {
-            if (d.expectedTriggerMillis() != expectedDue) {
-                violations.add(who + "delivered for " + Instant.ofEpochMilli(d.expectedTriggerMillis())
+            if (d.expectedTriggerMs() != expectedDue) {
+                violations.add(who + "delivered for " + Instant.ofEpochMilli(d.expectedTriggerMs())
                         + ", not " + Instant.ofEpochMilli(expectedDue) + (moved ? " (the new time)"
                         : " (the old time)"));
             }
-            if (d.receivedAtMillis() < expectedDue - SAME_CLOCK_SLACK_MS) {
-                violations.add(who + "delivered at " + Instant.ofEpochMilli(d.receivedAtMillis()) + ", "
-                        + (expectedDue - d.receivedAtMillis()) + " ms before " + Instant.ofEpochMilli(expectedDue));
+            if (d.receivedAtMs() < expectedDue - SAME_CLOCK_SLACK_MS) {
+                violations.add(who + "delivered at " + Instant.ofEpochMilli(d.receivedAtMs()) + ", "
+                        + (expectedDue - d.receivedAtMs()) + " ms before " + Instant.ofEpochMilli(expectedDue));
             }
             if (!run.key().equals(d.runKey())) {
                 violations.add(who + "delivered with key " + d.runKey());
@@ -561,9 +570,9 @@ class ClusterRescheduleProcessTest {
         if (stored == null) {
             violations.add(who + "not in the store");
         } else if (!"SUCCEEDED".equals(stored.status()) || stored.attempt() != 1
-                || stored.expectedTriggerMillis() != expectedDue) {
+                || stored.expectedTriggerMs() != expectedDue) {
             violations.add(who + "stored as " + stored.status() + ", attempt " + stored.attempt() + ", due "
-                    + Instant.ofEpochMilli(stored.expectedTriggerMillis()) + "; error " + stored.error());
+                    + Instant.ofEpochMilli(stored.expectedTriggerMs()) + "; error " + stored.error());
         }
     }
 
@@ -573,8 +582,8 @@ class ClusterRescheduleProcessTest {
         if (deliveries.size() != 1) {
             return Optional.empty();
         }
-        long due = a.rescheduled() ? a.answeredDueMillis() : a.run().dueMillis();
-        return Optional.of(deliveries.get(0).receivedAtMillis() - due);
+        long due = a.rescheduled() ? a.answeredDueMillis() : a.run().dueMs();
+        return Optional.of(deliveries.get(0).receivedAtMs() - due);
     }
 
     /** Lateness of a set of deliveries: mean and the {@link LatencySummary} percentiles. */
@@ -602,7 +611,7 @@ class ClusterRescheduleProcessTest {
     }
 
     private static Map<String, Map<String, Integer>> countByMemberAndOutcome(List<Answer> answers,
-                                                                             MemberProcess owner) {
+                                                                             Member owner) {
         Map<String, Map<String, Integer>> counts = new TreeMap<>();
         for (Answer a : answers) {
             String member = a.via() + (a.via().equals(owner.name()) ? " (owner)" : " (non-owner)");
@@ -619,7 +628,7 @@ class ClusterRescheduleProcessTest {
         }
         Map<Long, int[]> buckets = new TreeMap<>(Comparator.reverseOrder());
         for (Answer a : answers) {
-            long before = a.run().dueMillis() - a.sentAtMillis();
+            long before = a.run().dueMs() - a.sentAtMs();
             int[] counts = buckets.computeIfAbsent(Math.floorDiv(before, 20) * 20, b -> new int[2]);
             counts[1]++;
             if (a.rescheduled()) {

@@ -2,11 +2,12 @@ package dev.tickwheel.server.cluster.process;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tickwheel.server.cluster.process.LedgerReceiver.Delivery;
-import dev.tickwheel.server.cluster.process.LedgerReceiver.ShardEpoch;
-import dev.tickwheel.server.cluster.process.RunStream.CancelAnswer;
-import dev.tickwheel.server.cluster.process.RunStream.Run;
-import dev.tickwheel.server.cluster.process.StoredInstances.Stored;
+import dev.tickwheel.fixtures.cluster.RunStream.CancelAnswer;
+import dev.tickwheel.fixtures.cluster.RunStream.Run;
+import dev.tickwheel.fixtures.cluster.StoredInstances.Stored;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver.ShardEpoch;
 import dev.tickwheel.server.store.Shards;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -171,9 +172,9 @@ final class DeliveryAudit {
     /** Cancels answered "already dispatched or finished" before the instance was even due. */
     List<String> earlyDispatches() {
         return cancels.stream().filter(c -> c.status() == 409)
-                .filter(c -> c.answeredAtMillis() < c.dueMillis() - SAME_CLOCK_SLACK_MS)
+                .filter(c -> c.answeredAtMs() < c.dueMs() - SAME_CLOCK_SLACK_MS)
                 .map(c -> c.instanceId() + ": cancel via " + c.via() + " answered " + c.outcome() + " at "
-                        + c.answeredAtMillis() + ", " + (c.dueMillis() - c.answeredAtMillis())
+                        + c.answeredAtMs() + ", " + (c.dueMs() - c.answeredAtMs())
                         + " ms before it was due")
                 .toList();
     }
@@ -309,15 +310,15 @@ final class DeliveryAudit {
             }
             Stored s = stored.get(run.instanceId());
             List<Delivery> ofInstance = deliveriesOf(run.instanceId());
-            if (!shards.contains(run.shard()) || run.dueMillis() < dueFromMillis || run.dueMillis() >= dueToMillis
+            if (!shards.contains(run.shard()) || run.dueMs() < dueFromMillis || run.dueMs() >= dueToMillis
                     || s == null || !s.status().equals("SUCCEEDED") || ofInstance.isEmpty()) {
                 continue;
             }
-            long firstMillis = ofInstance.get(0).receivedAtMillis();
+            long firstMillis = ofInstance.get(0).receivedAtMs();
             if (firstMillis < sinceMillis) {
                 continue;
             }
-            latencyMsById.put(run.instanceId(), firstMillis - Math.max(run.dueMillis(), sinceMillis));
+            latencyMsById.put(run.instanceId(), firstMillis - Math.max(run.dueMs(), sinceMillis));
         }
         return LatencySummary.of(latencyMsById);
     }

@@ -4,8 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.concurrent.NamedThreadFactory;
+import dev.tickwheel.fixtures.Throttled;
+import dev.tickwheel.fixtures.cluster.ClusterJob;
+import dev.tickwheel.fixtures.cluster.ClusterProcesses;
+import dev.tickwheel.fixtures.cluster.Member;
+import dev.tickwheel.fixtures.cluster.RunStream;
+import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.postgres.LocalPostgres;
+import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.Await;
-import dev.tickwheel.server.api.ApiClient;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -75,7 +84,9 @@ class StoreOutageProcessTest {
     private final LedgerReceiver ledger = new LedgerReceiver(TARGET_LATENCY);
 
     @RegisterExtension
-    final ClusterNodes nodes = new ClusterNodes(db.jdbcUrl(), "--store-timeout-ms", Long.toString(STORE_TIMEOUT_MS));
+    final ClusterTeardown teardown = new ClusterTeardown(db.jdbcUrl(),
+            "--store-timeout-ms", Long.toString(STORE_TIMEOUT_MS));
+    final ClusterProcesses nodes = teardown.cluster();
 
     /** One timed HTTP answer: when it was asked (ms after the stop), its status and error code, how long it took. */
     private record Timed(String what, long askedAtMs, int status, String error, long tookMs) {
@@ -98,20 +109,20 @@ class StoreOutageProcessTest {
             throws Exception {
         LocalPostgres.requireLocal();
         long seed = System.nanoTime();
-        MemberProcess member = nodes.start();
-        List<WebhookJobs.TestJob> jobs = WebhookJobs.create(nodes, ledger.url(), JOBS, "outage");
+        Member member = nodes.start();
+        List<ClusterJob> jobs = ClusterJob.create(nodes, ledger.url(), JOBS, "outage");
         StringBuilder story = new StringBuilder();
         List<Timed> health = new ArrayList<>();
         List<Timed> apiCalls = new ArrayList<>();
         List<String> refusedKeys = new ArrayList<>();
 
         try (RunStream stream = RunStream.start(nodes, jobs,
-                RunStream.Plan.withoutCancels(RUNS, SENDING, MAX_DELAY_MS, seed))) {
+                RunStream.Plan.paced(RUNS, SENDING, MAX_DELAY_MS, seed))) {
             ScenarioClock clock = ScenarioClock.startNow();
             clock.awaitOffset(STOP_AT);
             long knownInstance = stream.runs().get(0).instanceId();
             long stoppedAtNanos;
-            ExecutorService poller = Executors.newSingleThreadExecutor(NamedThreads.daemon("health-poller"));
+            ExecutorService poller = Executors.newSingleThreadExecutor(new NamedThreadFactory("health-poller", true));
             AtomicBoolean polling = new AtomicBoolean(true);
             try {
                 story.append(clock.now()).append(" stopping PostgreSQL\n");
@@ -148,9 +159,9 @@ class StoreOutageProcessTest {
 
             List<Long> repeated = repeatRefusedRuns(member, jobs, refusedKeys, story);
             stream.awaitDone(Duration.ofSeconds(90));
-            long untilLastDueMs = Math.max(0, stream.lastDueMillis() - System.currentTimeMillis());
+            long untilLastDueMs = Math.max(0, stream.lastDueMs() - System.currentTimeMillis());
             StoredInstances.awaitAllTerminal(nodes, Duration.ofMillis(untilLastDueMs).plusSeconds(60));
-            nodes.assertNoneDied();
+            nodes.requireNoneDied();
 
             List<Long> accepted = new ArrayList<>();
             stream.runs().forEach(run -> accepted.add(run.instanceId()));
@@ -197,7 +208,7 @@ class StoreOutageProcessTest {
     }
 
     /** {@code GET /health} every {@link #HEALTH_POLL} while {@code polling}, each answer timed. */
-    private static void pollHealth(MemberProcess member, long stoppedAtNanos, AtomicBoolean polling,
+    private static void pollHealth(Member member, long stoppedAtNanos, AtomicBoolean polling,
                                    List<Timed> answers) {
         ConcurrentLinkedQueue<Timed> collected = new ConcurrentLinkedQueue<>();
         long nextNanos = System.nanoTime();
@@ -211,7 +222,7 @@ class StoreOutageProcessTest {
         }
     }
 
-    private static Timed timed(MemberProcess member, String what, long stoppedAtNanos,
+    private static Timed timed(Member member, String what, long stoppedAtNanos,
                                Function<ApiClient, ApiClient.Reply> call) {
         long askedNanos = System.nanoTime();
         ApiClient.Reply reply = member.call(call).orElseThrow(() -> new AssertionError(member + " is not running"));
@@ -220,7 +231,7 @@ class StoreOutageProcessTest {
                 reply.error(), tookMs);
     }
 
-    private static ApiClient.Reply health(MemberProcess member) {
+    private static ApiClient.Reply health(Member member) {
         return member.call(api -> api.get("/health")).orElseThrow(() -> new AssertionError(member + " stopped"));
     }
 
@@ -229,7 +240,7 @@ class StoreOutageProcessTest {
      * bounded by {@link #RECOVERED_BOUND}): 201 if the refused call wrote nothing, 200 if it did; either way the
      * instance the key names must be delivered. Returns their instance ids.
      */
-    private static List<Long> repeatRefusedRuns(MemberProcess member, List<WebhookJobs.TestJob> jobs,
+    private static List<Long> repeatRefusedRuns(Member member, List<ClusterJob> jobs,
                                                 List<String> keys, StringBuilder story) {
         List<Long> ids = new ArrayList<>();
         for (int round = 0; round < keys.size(); round++) {
