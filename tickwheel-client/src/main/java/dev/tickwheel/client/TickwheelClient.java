@@ -68,7 +68,10 @@ import java.util.function.Supplier;
  *
  * <p>Caveats: the client speaks HTTP/1.1 (the server has no HTTP/2). The JDK's {@code HttpClient} repeats no
  * {@code POST} by itself unless the system property {@code jdk.httpclient.enableAllMethodRetry} is set, which would
- * break the rules above: do not set it.
+ * break the rules above: do not set it. The JDK keeps idle connections for 20 minutes by default
+ * ({@code jdk.httpclient.keepalive.timeout}), longer than servers keep theirs: a call that races the server closing an
+ * idle connection fails as {@code connection_failed} though the server never read it; a call that may be repeated is,
+ * one that may not reports that it may or may not have been made.
  */
 public final class TickwheelClient implements AutoCloseable {
 
