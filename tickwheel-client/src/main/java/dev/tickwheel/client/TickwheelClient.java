@@ -1,0 +1,297 @@
+package dev.tickwheel.client;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.client.model.ClusterView;
+import dev.tickwheel.client.model.Health;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * A client of a Tickwheel server's HTTP API ({@code docs/openapi.yaml}): every operation, typed requests and answers,
+ * errors as exceptions. Jobs are under {@link #jobs()} (with runs and runs by key), instances under
+ * {@link #instances()}; {@link #health()} and {@link #cluster()} here. Every operation comes in a sync form and an
+ * {@code …Async} form returning a {@link CompletableFuture}; the sync form waits for the async one and throws its
+ * exception unwrapped.
+ *
+ * <pre>{@code
+ * try (TickwheelClient client = TickwheelClient.builder("http://127.0.0.1:7700").token(token).build()) {
+ *     Job job = client.jobs().create(JobRequest.builder("send report", Schedule.api(),
+ *             Target.webhook("https://example.com/hook")).build());
+ *     RunResult run = client.jobs().run(job.id(), RunRequest.after(Duration.ofMinutes(30)).withKey("order-1001"));
+ *     client.instances().cancel(run.instanceId());
+ * }
+ * }</pre>
+ *
+ * <p><b>Errors.</b> A refused call throws a {@link TickwheelException} (unchecked) carrying the HTTP status, the
+ * server's error code, field and message: {@link NotFoundException} (404), {@link ConflictException} (409, a cancel
+ * or reschedule too late), {@link ValidationException} (400, 413, 422), {@link UnauthorizedException} (401, 403),
+ * {@link UnavailableException} (503, or no answer at all: connection failure or time-out, once the retries are
+ * spent), {@link UnexpectedStatusException} (the rest). A failure is never a flag in a result.
+ *
+ * <p><b>Retries: only calls that are safe to repeat.</b> The client repeats a call, up to the {@link RetryPolicy}'s
+ * attempts with jittered back-off, when no answer came (connection refused, reset or closed before the answer; the
+ * request time-out) or the server answered 503; never after any other answer (a 4xx fails the same way again). Safe to
+ * repeat, so retried:
+ * <ul>
+ *   <li>every read ({@code GET}): jobs, instances, runs by key, cluster, health;
+ *   <li>a run with a key: the key is the run's identity in its job, so a repeat answers the instance the first
+ *       attempt made ({@code created} false) rather than making another;
+ *   <li>a batch of runs if every item has a key (an item without one would make a new instance each time);
+ *   <li>cancels, by ID, by key and in batches: a repeat of a cancel that took effect answers 409
+ *       {@code ALREADY_FINISHED} with status {@code CANCELLED} (see {@link ConflictException});
+ *   <li>a reschedule to an instant ({@link dev.tickwheel.client.model.RescheduleRequest#at}); one by a delay is not
+ *       repeated, as a repeat would move the instance to "now + delay" again, later than asked.
+ * </ul>
+ * Never retried: a run without a key, a batch with an item without a key, create, replace ({@code PUT}), delete,
+ * enable and disable. Create and an unkeyed run would make a second job or instance. Replace and delete are idempotent
+ * in HTTP's sense, yet a repeated {@code PUT} can overwrite a change another caller made between the attempts, and a
+ * repeated delete of a job the first attempt deleted answers 404, telling the caller a delete failed that took
+ * effect; so they, and enable and disable with them, fail with {@link UnavailableException} on a lost answer and the
+ * caller reads the job to see where it stands. No call is ever replayed after a 401 (PowerJob's client replays its
+ * POSTs after a re-login): the token supplier is asked again on the next attempt or call.
+ *
+ * <p><b>Time-outs.</b> Opening a connection is bounded by the connect time-out (of the client's own
+ * {@code HttpClient}), each attempt by the request time-out, from sending to the whole answer read. A call's worst case
+ * is {@code maxAttempts} request time-outs plus the back-offs between them.
+ *
+ * <p><b>Answers</b> are read leniently: fields the client does not know are ignored and an unknown enum value reads as
+ * {@code UNKNOWN}, so a newer server does not break an older client. IDs are {@code long} here and JSON strings on the
+ * wire; times are {@link java.time.Instant}s.
+ *
+ * <p>Thread-safe: one client serves any number of threads and calls at once.
+ *
+ * <p>Caveats: the client speaks HTTP/1.1 (the server has no HTTP/2). The JDK's {@code HttpClient} repeats no
+ * {@code POST} by itself unless the system property {@code jdk.httpclient.enableAllMethodRetry} is set, which would
+ * break the rules above: do not set it. The JDK keeps idle connections for 20 minutes by default
+ * ({@code jdk.httpclient.keepalive.timeout}), longer than servers keep theirs: a call that races the server closing an
+ * idle connection fails as {@code connection_failed} though the server never read it; a call that may be repeated is,
+ * one that may not reports that it may or may not have been made.
+ */
+public final class TickwheelClient implements AutoCloseable {
+
+    /** The default bound on opening a connection: 2 s. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /** The default bound on each attempt, from sending it to its whole answer: 10 s. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** The largest connect or request time-out a builder takes: 1 h. */
+    public static final Duration MAX_TIMEOUT = Duration.ofHours(1);
+
+    private final ClientSettings settings;
+    private final ApiTransport transport;
+    private final ObjectMapper json;
+    private final Jobs jobs;
+    private final Instances instances;
+
+    private TickwheelClient(ClientSettings settings, ApiTransport transport, ObjectMapper json) {
+        this.settings = settings;
+        this.transport = transport;
+        this.json = json;
+        this.jobs = new Jobs(transport, json);
+        this.instances = new Instances(transport, json);
+    }
+
+    /** A builder of a client of the server at {@code baseUri}, e.g. {@code http://127.0.0.1:7700}. */
+    public static Builder builder(String baseUri) {
+        return new Builder(URI.create(Objects.requireNonNull(baseUri, "baseUri")));
+    }
+
+    /** A builder of a client of the server at {@code baseUri}. */
+    public static Builder builder(URI baseUri) {
+        return new Builder(Objects.requireNonNull(baseUri, "baseUri"));
+    }
+
+    /** Jobs, their runs, and runs by key. */
+    public Jobs jobs() {
+        return jobs;
+    }
+
+    /** Instances by ID: read, list, cancel, reschedule. */
+    public Instances instances() {
+        return instances;
+    }
+
+    /**
+     * {@code GET /health}: the server's health, UP or DOWN. A DOWN server answers 503 with the same body, which this
+     * returns ({@link Health#up()} false) rather than throws; no answer at all is an {@link UnavailableException}.
+     */
+    public Health health() {
+        return ApiTransport.await(healthAsync());
+    }
+
+    /** {@link #health()}, asynchronously. */
+    public CompletableFuture<Health> healthAsync() {
+        return transport.send(new ApiCall<>("GET", "/health", null, true, Set.of(200, 503),
+                json.constructType(Health.class)));
+    }
+
+    /** {@code GET /api/cluster}: the members and shard leases as the store sees them. */
+    public ClusterView cluster() {
+        return ApiTransport.await(clusterAsync());
+    }
+
+    /** {@link #cluster()}, asynchronously. */
+    public CompletableFuture<ClusterView> clusterAsync() {
+        return transport.send(ApiCall.get("/api/cluster", json.constructType(ClusterView.class)));
+    }
+
+    /** The effective configuration. */
+    public ClientSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Refuses new calls (they fail with {@link IllegalStateException}); calls in flight end as they would. Closes the
+     * {@code HttpClient} if the client built it and the JDK can close one (21+). Idempotent.
+     */
+    @Override
+    public void close() {
+        transport.close();
+    }
+
+    @Override
+    public String toString() {
+        return "TickwheelClient" + settings;
+    }
+
+    /**
+     * Builds a {@link TickwheelClient}. Every setter checks its value and names it when it refuses one;
+     * {@link #build()} checks the rules between them.
+     *
+     * <p>Not thread-safe.
+     */
+    public static final class Builder {
+
+        private final URI baseUri;
+        private Supplier<String> tokens;
+        private Duration connectTimeout;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private RetryPolicy retry = RetryPolicy.DEFAULTS;
+        private Executor executor;
+        private HttpClient httpClient;
+
+        private Builder(URI baseUri) {
+            this.baseUri = baseUri;
+        }
+
+        /** A fixed bearer token, sent with every call (the server needs it on POST, PUT and DELETE). */
+        public Builder token(String token) {
+            if (token == null || token.isBlank()) {
+                throw new IllegalArgumentException("token must not be blank: "
+                        + (token == null ? null : "'" + token + "'"));
+            }
+            this.tokens = () -> token;
+            return this;
+        }
+
+        /**
+         * Where each attempt takes its bearer token: called once per attempt, so a rotated token is used from the
+         * next attempt on. It may return null or blank for none; it must not block long, as it runs on the calling
+         * thread (or, for a retry, on the executor).
+         */
+        public Builder tokenSupplier(Supplier<String> tokens) {
+            this.tokens = Objects.requireNonNull(tokens, "tokenSupplier");
+            return this;
+        }
+
+        /**
+         * The bound on opening a connection, default {@link TickwheelClient#DEFAULT_CONNECT_TIMEOUT}; it applies to
+         * the client's own HTTP client (a given one keeps its own).
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = checkedTimeout("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * The bound on each attempt, from sending to the whole answer; default
+         * {@link TickwheelClient#DEFAULT_REQUEST_TIMEOUT}.
+         */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = checkedTimeout("requestTimeout", timeout);
+            return this;
+        }
+
+        /** How calls that are safe to repeat are repeated: {@link RetryPolicy#DEFAULTS} unless set. */
+        public Builder retryPolicy(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retryPolicy");
+            return this;
+        }
+
+        /**
+         * Runs the client's own HTTP client's work (and so the completion of the async calls) and the retries; default
+         * the JDK's (its own threads for the HTTP client, the common pool for the retries). Not shut down by
+         * {@link TickwheelClient#close()}.
+         */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * An HTTP client to use instead of the client's own (which speaks HTTP/1.1 and follows no redirect). Its
+         * own connect time-out and executor apply; it is not closed by {@link TickwheelClient#close()}.
+         */
+        public Builder httpClient(HttpClient httpClient) {
+            this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the base URI is not an absolute http(s) URI without query or fragment
+         * @throws IllegalStateException    if a connect time-out is set together with an HTTP client (it would not
+         *                                  apply)
+         */
+        public TickwheelClient build() {
+            String scheme = baseUri.getScheme();
+            if (!baseUri.isAbsolute() || baseUri.getHost() == null
+                    || !("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))) {
+                throw new IllegalArgumentException("baseUri must be an absolute http or https URI such as"
+                        + " http://127.0.0.1:7700, got '" + baseUri + "'");
+            }
+            if (baseUri.getRawQuery() != null || baseUri.getRawFragment() != null) {
+                throw new IllegalArgumentException("baseUri must have no query or fragment, got '" + baseUri + "'");
+            }
+            if (httpClient != null && connectTimeout != null) {
+                throw new IllegalStateException("connectTimeout applies only to the client's own HTTP client; set it"
+                        + " on the given one instead (connectTimeout " + connectTimeout + ")");
+            }
+            String base = baseUri.toString().replaceAll("/+$", "");
+            Duration connect = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+            HttpClient http = httpClient;
+            if (http == null) {
+                HttpClient.Builder own = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        .connectTimeout(connect);
+                if (executor != null) {
+                    own.executor(executor);
+                }
+                http = own.build();
+            }
+            ClientSettings settings = new ClientSettings(URI.create(base),
+                    httpClient == null ? connect : httpClient.connectTimeout().orElse(null), requestTimeout, retry,
+                    tokens != null, httpClient == null);
+            ObjectMapper json = ClientJson.newMapper();
+            ApiTransport transport = new ApiTransport(http, httpClient == null, base, tokens, requestTimeout, retry,
+                    executor, json);
+            System.getLogger(TickwheelClient.class.getName()).log(System.Logger.Level.DEBUG,
+                    () -> "Tickwheel client: " + settings);
+            return new TickwheelClient(settings, transport, json);
+        }
+
+        private static Duration checkedTimeout(String name, Duration timeout) {
+            Objects.requireNonNull(timeout, name);
+            if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException(name + " must be positive and at most " + MAX_TIMEOUT + ", got "
+                        + timeout);
+            }
+            return timeout;
+        }
+    }
+}

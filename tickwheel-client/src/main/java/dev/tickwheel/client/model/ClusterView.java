@@ -1,0 +1,50 @@
+package dev.tickwheel.client.model;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * {@code GET /api/cluster}: the members and shard leases as the store sees them (judged by the database's clock);
+ * any member answers it the same way.
+ *
+ * <p>Immutable.
+ *
+ * @param nodeId     the answering member's node id
+ * @param shardCount the store's shards
+ * @param nodes      every member row, live or not
+ * @param shards     every shard's lease
+ */
+public record ClusterView(int nodeId, int shardCount, List<Node> nodes, List<Shard> shards) {
+
+    public ClusterView {
+        nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        shards = shards == null ? List.of() : List.copyOf(shards);
+    }
+
+    /**
+     * One member.
+     *
+     * @param nodeId         0..1023
+     * @param description    host and process id
+     * @param live           its node lease is unexpired
+     * @param self           it answered this call
+     * @param startedAt      when it joined
+     * @param heartbeatAgeMs since its last renewal
+     * @param shardsHeld     shards whose unexpired lease it holds
+     */
+    public record Node(int nodeId, String description, boolean live, boolean self, Instant startedAt,
+                       long heartbeatAgeMs, int shardsHeld) {
+    }
+
+    /**
+     * One shard's lease.
+     *
+     * @param shard       0..shardCount-1
+     * @param nodeId      the holder's node id, -1 if nobody holds it
+     * @param epoch       grows by one each time the shard changes hands
+     * @param heldForMs   since the holder acquired it (0 if nobody holds it)
+     * @param expiresInMs until it may be taken unless renewed (negative: expired)
+     */
+    public record Shard(int shard, int nodeId, long epoch, long heldForMs, long expiresInMs) {
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tickwheel.client.model;
+
+/**
+ * A page of {@code GET /api/jobs}: jobs by name then ID, optionally those whose name contains a text (ignoring case).
+ *
+ * <p>Immutable. Start from {@link #all()}.
+ *
+ * @param nameContains a plain substring, or null for every job
+ * @param limit        1..1000 a page, or null for the server's 100
+ * @param cursor       a previous page's {@link Page#nextCursor()}, or null for the first page
+ */
+public record JobQuery(String nameContains, Integer limit, String cursor) {
+
+    public JobQuery {
+        if (limit != null && limit < 1) {
+            throw new IllegalArgumentException("limit must be positive: " + limit);
+        }
+    }
+
+    /** Every job, the first page. */
+    public static JobQuery all() {
+        return new JobQuery(null, null, null);
+    }
+
+    public JobQuery nameContains(String text) {
+        return new JobQuery(text, limit, cursor);
+    }
+
+    public JobQuery limit(int limit) {
+        return new JobQuery(nameContains, limit, cursor);
+    }
+
+    /** The page after the one whose {@link Page#nextCursor()} is {@code cursor}. */
+    public JobQuery after(String cursor) {
+        return new JobQuery(nameContains, limit, cursor);
+    }
+}

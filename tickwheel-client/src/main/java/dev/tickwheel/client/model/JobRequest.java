@@ -1,0 +1,156 @@
+package dev.tickwheel.client.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A job's definition: the body of {@code POST /api/jobs} (create) and {@code PUT /api/jobs/{id}} (replace). Null
+ * fields are left out of the JSON, so the server's default applies. The server checks every value and answers a
+ * {@link dev.tickwheel.client.ValidationException} naming the field; the builder checks only what makes a body at all
+ * (name, schedule and target present, no {@code UNKNOWN} enum value).
+ *
+ * <p>Immutable. Build one with {@link #builder(String, Schedule, Target)}.
+ *
+ * @param name          1..200 characters
+ * @param schedule      when it makes instances
+ * @param target        where they go
+ * @param params        any value Jackson can write (a {@code Map}, a record, a {@code JsonNode}…), handed to every
+ *                      instance; null for none
+ * @param enabled       null for the default (true)
+ * @param misfirePolicy null for the default (FIRE_ONCE_NOW)
+ * @param retry         null for the default (one attempt)
+ * @param delivery      null for the default (AT_LEAST_ONCE)
+ * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; null for the server's
+ * @param maxConcurrent 1..100 000 in flight at once across the cluster; null for no limit
+ * @param overLimit     with maxConcurrent: WAIT (default) or SKIP
+ * @param retentionDays 1..3650; null for the server's
+ * @param alertUrl      http(s) URL of its failure alerts; null for the server's
+ * @param signingSecret HMAC-SHA256 key of its webhook calls (16..256 characters), write-only; on a replace null keeps
+ *                      the stored secret and {@code ""} removes it
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
+public record JobRequest(String name, Schedule schedule, Target target, Object params, Boolean enabled,
+                         MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
+                         Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl,
+                         String signingSecret) {
+
+    public JobRequest {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: " + (name == null ? null : "'" + name + "'"));
+        }
+        Objects.requireNonNull(schedule, "schedule");
+        Objects.requireNonNull(target, "target");
+        known("schedule.type", schedule.type());
+        known("target.type", target.type());
+        known("misfirePolicy", misfirePolicy);
+        known("delivery", delivery);
+        known("overLimit", overLimit);
+    }
+
+    /** A builder of a job named {@code name}, with {@code schedule} and {@code target}; the rest default. */
+    public static Builder builder(String name, Schedule schedule, Target target) {
+        return new Builder(name, schedule, target);
+    }
+
+    private static void known(String field, Enum<?> value) {
+        if (value != null && value.name().equals("UNKNOWN")) {
+            throw new IllegalArgumentException(field + " must be a value the server knows, got UNKNOWN");
+        }
+    }
+
+    /**
+     * Builds a {@link JobRequest}.
+     *
+     * <p>Not thread-safe.
+     */
+    public static final class Builder {
+        private final String name;
+        private final Schedule schedule;
+        private final Target target;
+        private Object params;
+        private Boolean enabled;
+        private MisfirePolicy misfirePolicy;
+        private JobRetry retry;
+        private Delivery delivery;
+        private Long timeoutMs;
+        private Integer maxConcurrent;
+        private OverLimit overLimit;
+        private Integer retentionDays;
+        private String alertUrl;
+        private String signingSecret;
+
+        private Builder(String name, Schedule schedule, Target target) {
+            this.name = name;
+            this.schedule = schedule;
+            this.target = target;
+        }
+
+        /** Any value Jackson can write, handed to every instance. */
+        public Builder params(Object params) {
+            this.params = params;
+            return this;
+        }
+
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
+            this.misfirePolicy = misfirePolicy;
+            return this;
+        }
+
+        /** The server retries a failed call: {@code maxAttempts} in all, {@code backoff} apart. */
+        public Builder retry(int maxAttempts, Duration backoff) {
+            this.retry = JobRetry.of(maxAttempts, backoff.toMillis());
+            return this;
+        }
+
+        public Builder delivery(Delivery delivery) {
+            this.delivery = delivery;
+            return this;
+        }
+
+        /** The whole-call deadline of one attempt. */
+        public Builder timeout(Duration timeout) {
+            this.timeoutMs = timeout.toMillis();
+            return this;
+        }
+
+        /** At most {@code maxConcurrent} instances in flight at once; {@code overLimit} says what the others do. */
+        public Builder maxConcurrent(int maxConcurrent, OverLimit overLimit) {
+            this.maxConcurrent = maxConcurrent;
+            this.overLimit = overLimit;
+            return this;
+        }
+
+        public Builder retentionDays(int retentionDays) {
+            this.retentionDays = retentionDays;
+            return this;
+        }
+
+        public Builder alertUrl(String alertUrl) {
+            this.alertUrl = alertUrl;
+            return this;
+        }
+
+        /** Signs its webhook calls with {@code secret} (16..256 characters). */
+        public Builder signingSecret(String secret) {
+            this.signingSecret = Objects.requireNonNull(secret, "secret");
+            return this;
+        }
+
+        /** On a replace: removes the stored signing secret (sends {@code ""}). */
+        public Builder removeSigningSecret() {
+            this.signingSecret = "";
+            return this;
+        }
+
+        public JobRequest build() {
+            return new JobRequest(name, schedule, target, params, enabled, misfirePolicy, retry, delivery, timeoutMs,
+                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret);
+        }
+    }
+}
