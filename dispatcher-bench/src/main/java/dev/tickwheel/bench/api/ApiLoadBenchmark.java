@@ -192,7 +192,7 @@ public final class ApiLoadBenchmark {
      *
      * @throws IllegalStateException if the server ends first or the bound passes, with its last lines
      */
-    private static void awaitHealthy(ServerProcess server, SchedulingApi api) {
+    static void awaitHealthy(ServerProcess server, SchedulingApi api) {
         Poll.until(() -> "the server (pid " + server.pid() + ") to be healthy; last lines:\n"
                         + String.join("\n", server.tail()), HEALTHY_BOUND,
                 Throttled.every(HEALTH_POLL, () -> {

@@ -5,6 +5,8 @@ import dev.tickwheel.bench.Machine;
 import dev.tickwheel.bench.api.LoadOperation.Outcome;
 import dev.tickwheel.bench.e2e.BenchDatabase;
 import dev.tickwheel.client.TickwheelClient;
+import dev.tickwheel.fixtures.process.ServerLaunch;
+import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.client.TickwheelException;
 import dev.tickwheel.client.model.RunRequest;
 import java.io.PrintStream;
@@ -77,13 +79,17 @@ public final class ClientRateBenchmark {
         try (BenchDatabase db = BenchDatabase.postgres(settings.pgUrl())) {
             BenchSchema schema = new BenchSchema(db.jdbcUrl());
             out.println(schema.describe() + ", " + db);
-            try (ApiServerProcess server = ApiServerProcess.start(settings.serverJar(), ApiLoadSettings.SERVER_FLAGS,
-                    db.jdbcUrl(), log);
-                    SchedulingApi api = new SchedulingApi(server.baseUrl(), settings.concurrency() + 2);
-                    TickwheelClient client = TickwheelClient.builder(server.baseUrl())
+            ServerLaunch launch = (settings.serverJar() != null ? ServerLaunch.ofJar(settings.serverJar())
+                    : ServerLaunch.onThisClassPath()).withJvmFlags(ApiLoadSettings.SERVER_FLAGS);
+            try (ServerProcess server = ServerProcess.start(launch, List.of("--port", "0", "--db-url", db.jdbcUrl()),
+                    log);
+                    SchedulingApi api = new SchedulingApi(server.awaitBaseUrl(HEALTHY_BOUND),
+                            settings.concurrency() + 2);
+                    TickwheelClient client = TickwheelClient.builder(api.baseUrl())
                             .requestTimeout(Duration.ofSeconds(30)).build()) {
-                out.println("server pid " + server.pid() + " at " + server.baseUrl() + ", log " + server.log());
-                server.awaitHealthy(api, HEALTHY_BOUND);
+                out.println("server pid " + server.pid() + " (" + launch.describe() + ") at " + api.baseUrl()
+                        + ", log " + log);
+                ApiLoadBenchmark.awaitHealthy(server, api);
                 AtomicLong keys = new AtomicLong();
                 ApiCalls calls = new ApiCalls(api, settings.delayMs(), settings.batchSize(), keys);
                 warmUp(settings, server.pid(), api, calls, client, keys, out);
@@ -112,7 +118,7 @@ public final class ClientRateBenchmark {
                     schema.vacuum();
                     out.printf("round %d done: load average %s%n", round, Machine.loadAverage());
                 }
-                return server.description();
+                return launch.describe();
             }
         }
     }
