@@ -1,0 +1,78 @@
+package dev.tickwheel.spring;
+
+import dev.tickwheel.client.RetryPolicy;
+import dev.tickwheel.client.TickwheelClient;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code tickwheel.client.*} properties: a {@link TickwheelClient} of a Tickwheel server elsewhere, made when
+ * {@code tickwheel.client.base-url} is set (and the application has {@code tickwheel-client}). Independent of the
+ * embedded engine: an application that only calls a server sets {@code tickwheel.enabled=false}.
+ */
+@ConfigurationProperties(prefix = "tickwheel.client")
+public class TickwheelClientProperties {
+
+    /** The server's base URL, e.g. http://tickwheel:7700; unset, no client is made. */
+    private String baseUrl;
+    /** The bearer token sent with each call (the server needs it on POST, PUT and DELETE). */
+    private String token;
+    /** How long opening a connection may take. */
+    private Duration connectTimeout = TickwheelClient.DEFAULT_CONNECT_TIMEOUT;
+    /** How long one attempt may take, the whole answer read. */
+    private Duration requestTimeout = TickwheelClient.DEFAULT_REQUEST_TIMEOUT;
+    /** Attempts of a call that is safe to repeat (reads, keyed runs, cancels), the first included. */
+    private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
+
+    /** The client these properties describe. */
+    TickwheelClient build() {
+        TickwheelClient.Builder builder = TickwheelClient.builder(baseUrl).connectTimeout(connectTimeout)
+                .requestTimeout(requestTimeout)
+                .retryPolicy(new RetryPolicy(maxAttempts, RetryPolicy.DEFAULT_INITIAL_BACKOFF,
+                        RetryPolicy.DEFAULT_MAX_BACKOFF));
+        if (token != null && !token.isBlank()) {
+            builder.token(token);
+        }
+        return builder.build();
+    }
+
+    public String getBaseUrl() {
+        return baseUrl;
+    }
+
+    public void setBaseUrl(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    public String getToken() {
+        return token;
+    }
+
+    public void setToken(String token) {
+        this.token = token;
+    }
+
+    public Duration getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    public Duration getRequestTimeout() {
+        return requestTimeout;
+    }
+
+    public void setRequestTimeout(Duration requestTimeout) {
+        this.requestTimeout = requestTimeout;
+    }
+
+    public int getMaxAttempts() {
+        return maxAttempts;
+    }
+
+    public void setMaxAttempts(int maxAttempts) {
+        this.maxAttempts = maxAttempts;
+    }
+}
