@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.Poll;
+import dev.tickwheel.fixtures.process.ServerLaunch;
+import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.openapi.client.ApiClient;
 import dev.tickwheel.openapi.client.ApiException;
 import dev.tickwheel.openapi.client.ApiResponse;
@@ -65,7 +68,8 @@ class GeneratedJavaClientTest {
     static Path dataDir;
 
     static WebhookSink webhook;
-    static ServerJvm server;
+    static ServerProcess server;
+    static String baseUrl;
     static ApiClient client;
     static JobsApi jobs;
     static RunsApi runs;
@@ -74,7 +78,17 @@ class GeneratedJavaClientTest {
     @BeforeAll
     static void start() throws IOException {
         webhook = new WebhookSink();
-        server = ServerJvm.start(dataDir, TOKEN, BOUND);
+        server = ServerProcess.start(ServerLaunch.onThisClassPath(), List.of("--port", "0",
+                "--db-url", "jdbc:h2:file:" + dataDir.resolve("tickwheel").toAbsolutePath(), "--token", TOKEN));
+        baseUrl = server.awaitBaseUrl(BOUND);
+        OperationsApi operations = new OperationsApi(client(null));
+        Poll.until(() -> "GET /health answering UP; last lines: " + server.tail(), BOUND, () -> {
+            try {
+                return operations.getHealth().getStatus() == Health.StatusEnum.UP;
+            } catch (ApiException e) {
+                return false; // 503 while the store or the wheels are not up yet
+            }
+        });
         client = client("Bearer " + TOKEN);
         jobs = new JobsApi(client);
         runs = new RunsApi(client);
@@ -82,10 +96,10 @@ class GeneratedJavaClientTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws InterruptedException {
         try {
             if (server != null) {
-                server.close();
+                server.terminate(Duration.ofSeconds(30)); // SIGTERM, the graceful stop; killed if it hangs
             }
         } finally {
             if (webhook != null) {
@@ -97,7 +111,7 @@ class GeneratedJavaClientTest {
     /** A client of the server; {@code authorization} null for none (the native library leaves auth to the user). */
     private static ApiClient client(String authorization) {
         ApiClient apiClient = new ApiClient();
-        apiClient.updateBaseUri(server.baseUrl());
+        apiClient.updateBaseUri(baseUrl);
         if (authorization != null) {
             apiClient.setRequestInterceptor(request -> request.header("Authorization", authorization));
         }
