@@ -18,11 +18,11 @@ public class TickwheelClientProperties {
     /** The bearer token sent with each call (the server needs it on POST, PUT and DELETE). */
     private String token;
     /** How long opening a connection may take. */
-    private Duration connectTimeout = TickwheelClient.DEFAULT_CONNECT_TIMEOUT;
+    private Duration connectTimeout = Duration.ofSeconds(2);
     /** How long one attempt may take, the whole answer read. */
-    private Duration requestTimeout = TickwheelClient.DEFAULT_REQUEST_TIMEOUT;
+    private Duration requestTimeout = Duration.ofSeconds(10);
     /** Attempts of a call that is safe to repeat (reads, keyed runs, cancels), the first included. */
-    private int maxAttempts = RetryPolicy.DEFAULT_MAX_ATTEMPTS;
+    private int maxAttempts = 3;
 
     /** The client these properties describe. */
     TickwheelClient build() {

@@ -1,7 +1,6 @@
 package dev.tickwheel.spring;
 
 import dev.tickwheel.server.TickwheelServer;
-import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import java.time.Duration;
@@ -9,8 +8,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code tickwheel.*} properties: one per setting of {@link TickwheelServer.Builder}, with the builder's defaults
- * (durations take Spring's forms: {@code 15s}, {@code 500ms}, {@code PT2M}), plus where the store lives and the HTTP
- * API mount. Bound once at start-up; the builder validates every value and names the bad one.
+ * (written as literals, so that the configuration metadata shows them; a test compares them with the builder's)
+ * (durations take Spring's forms: {@code 15s}, {@code 500ms}, {@code PT2M}), plus where the store lives. Bound once at start-up; the builder validates every value and names the bad one.
  */
 @ConfigurationProperties(prefix = "tickwheel")
 public class TickwheelProperties {
@@ -20,31 +19,31 @@ public class TickwheelProperties {
     /** Node part of instance and job IDs, 0..1023; unset, a free one is leased from the store. */
     private Integer nodeId;
     /** How long a shard lease lasts without renewal: how soon other members take over after this one dies. */
-    private Duration leaseTtl = dev.tickwheel.server.cluster.LeaseKeeper.DEFAULT_TTL;
+    private Duration leaseTtl = Duration.ofSeconds(5);
     /** How often the leases are renewed; at most a third of the lease TTL. */
-    private Duration leaseRenewInterval = dev.tickwheel.server.cluster.LeaseKeeper.DEFAULT_RENEW_INTERVAL;
+    private Duration leaseRenewInterval = Duration.ofSeconds(1);
     /** How often the loader creates the instances due within the load window. */
-    private Duration loaderPeriod = TickwheelServer.DEFAULT_LOADER_PERIOD;
+    private Duration loaderPeriod = Duration.ofSeconds(15);
     /** How far ahead the loader creates instances; longer than the loader period. */
-    private Duration loadWindow = TickwheelServer.DEFAULT_LOAD_WINDOW;
+    private Duration loadWindow = Duration.ofSeconds(30);
     /** How far ahead waiting instances are armed in memory; at least twice the loader period. */
-    private Duration armHorizon = TickwheelServer.DEFAULT_ARM_HORIZON;
+    private Duration armHorizon = Duration.ofMinutes(2);
     /** A trigger time older than this when loaded or recovered is a misfire. */
-    private Duration misfireThreshold = TickwheelServer.DEFAULT_MISFIRE_THRESHOLD;
+    private Duration misfireThreshold = Duration.ofSeconds(5);
     /** The most missed triggers a FIRE_ALL misfire policy fires at once. */
-    private int fireAllLimit = dev.tickwheel.time.MisfireResolver.DEFAULT_FIRE_ALL_LIMIT;
+    private int fireAllLimit = 100;
     /** The whole-call deadline of jobs that set none. */
-    private Duration callTimeout = InstanceDispatcher.DEFAULT_CALL_TIMEOUT;
+    private Duration callTimeout = Duration.ofSeconds(10);
     /** Calls in flight on this member, at most (webhooks and handlers together). */
-    private int maxCallsInFlight = InstanceDispatcher.DEFAULT_MAX_CALLS_IN_FLIGHT;
+    private int maxCallsInFlight = 4000;
     /** Calls in flight to one webhook host, at most. */
-    private int maxCallsPerHost = InstanceDispatcher.DEFAULT_MAX_CALLS_PER_HOST;
+    private int maxCallsPerHost = 500;
     /** Threads of the pool that runs synchronous handlers. */
-    private int handlerThreads = TickwheelServer.DEFAULT_HANDLER_THREADS;
+    private int handlerThreads = 64;
     /** How long stopping lets calls in flight end and records their outcomes. */
-    private Duration stopTimeout = TickwheelServer.DEFAULT_STOP_TIMEOUT;
+    private Duration stopTimeout = Duration.ofSeconds(10);
     /** The longest a caller waits on the store (at least 250ms); past it the call fails and may be repeated. */
-    private Duration storeTimeout = TickwheelServer.DEFAULT_STORE_TIMEOUT;
+    private Duration storeTimeout = Duration.ofSeconds(2);
 
     private final Store store = new Store();
     private final Retention retention = new Retention();
@@ -96,13 +95,13 @@ public class TickwheelProperties {
     /** How long finished instances are kept, and how the purge runs. */
     public static class Retention {
         /** Days finished instances are kept (jobs may set their own). */
-        private int days = RetentionPurge.Settings.DEFAULT_DAYS;
+        private int days = 7;
         /** Rows one purge batch deletes at most. */
-        private int batchSize = RetentionPurge.Settings.DEFAULT_BATCH_SIZE;
+        private int batchSize = 500;
         /** Time between the starts of two purge runs. */
-        private Duration interval = RetentionPurge.Settings.DEFAULT_INTERVAL;
+        private Duration interval = Duration.ofMinutes(1);
         /** Batches one purge run makes at most. */
-        private int maxBatchesPerRun = RetentionPurge.Settings.DEFAULT_MAX_BATCHES_PER_RUN;
+        private int maxBatchesPerRun = 100;
 
         RetentionPurge.Settings toSettings() {
             return new RetentionPurge.Settings(days, batchSize, interval, maxBatchesPerRun);
@@ -148,11 +147,11 @@ public class TickwheelProperties {
         /** The secret alerts are signed with (32..256 characters). */
         private String secret;
         /** Failures of one job within the window that make an alert. */
-        private int failureThreshold = AlertSettings.DEFAULT_FAILURE_THRESHOLD;
+        private int failureThreshold = 5;
         /** The window failures are counted in. */
-        private Duration failureWindow = AlertSettings.DEFAULT_FAILURE_WINDOW;
+        private Duration failureWindow = Duration.ofMinutes(10);
         /** The least time between two alerts of one job. */
-        private Duration minInterval = AlertSettings.DEFAULT_MIN_INTERVAL;
+        private Duration minInterval = Duration.ofMinutes(5);
 
         AlertSettings toSettings() {
             return new AlertSettings(url, secret, failureThreshold, failureWindow, minInterval);

@@ -34,6 +34,16 @@ class TickwheelClientAutoConfigurationTest {
     }
 
     @Test
+    void defaults_equalTheClientBuildersDefaults() {
+        runner.withPropertyValues("tickwheel.client.base-url=http://127.0.0.1:7700").run(context -> {
+            TickwheelClient client = context.getBean(TickwheelClient.class);
+            try (TickwheelClient plain = TickwheelClient.builder("http://127.0.0.1:7700").build()) {
+                assertThat(client.settings()).isEqualTo(plain.settings());
+            }
+        });
+    }
+
+    @Test
     void everyProperty_reachesTheClient_withoutAnEngine() throws Exception {
         String[] properties = {"tickwheel.client.base-url=http://tickwheel.internal:7700/",
             "tickwheel.client.token=secret-token", "tickwheel.client.connect-timeout=3s",
