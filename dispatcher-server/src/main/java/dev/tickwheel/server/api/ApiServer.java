@@ -62,16 +62,8 @@ public final class ApiServer implements AutoCloseable {
             MeterRegistry httpRegistry) {
         Objects.requireNonNull(engine, "engine");
         this.settings = Objects.requireNonNull(settings, "settings");
-        Objects.requireNonNull(scrape, "scrape");
-        ObjectMapper json = ApiJson.newMapper();
-        JsonBodyReader bodies = new JsonBodyReader(json);
-        ApiViews views = new ApiViews(json);
-        JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames()), bodies, views);
-        InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
-        OpsRoutes ops = new OpsRoutes(engine, scrape);
-        DashboardPage dashboard = new DashboardPage();
-        ApiDocs docs = new ApiDocs();
-        ErrorResponder errors = new ErrorResponder();
+        ApiRoutes api = new ApiRoutes(engine, settings.token(), settings.demoEcho(), scrape);
+        ObjectMapper json = api.json();
 
         app = Javalin.create(config -> {
             config.showJavalinBanner = false;
@@ -82,12 +74,11 @@ public final class ApiServer implements AutoCloseable {
             QueuedThreadPool threads = new QueuedThreadPool(MAX_HTTP_THREADS, 4);
             threads.setName("tickwheel-http");
             config.jetty.threadPool = threads;
-            config.staticFiles.add(files -> {
-                files.hostedPath = "/assets";
-                files.directory = DashboardPage.RESOURCE_DIRECTORY;
+            api.assets().forEach((hostedPath, directory) -> config.staticFiles.add(files -> {
+                files.hostedPath = hostedPath;
+                files.directory = directory;
                 files.location = Location.CLASSPATH;
-            });
-            config.staticFiles.add(docs::hostAssets);
+            }));
             if (httpRegistry != null) {
                 config.requestLogger.http(new HttpRequestMetrics(httpRegistry)::record);
             }
@@ -97,46 +88,26 @@ public final class ApiServer implements AutoCloseable {
                 }
             }));
         });
-        app.exception(Exception.class, errors::respond);
-        // Javalin answers its own HttpResponseExceptions (e.g. 413 from ctx.body()) in plain text unless mapped here.
-        app.exception(HttpResponseException.class, errors::respond);
+        app.exception(Exception.class, (e, ctx) -> api.respond(e, new JavalinExchange(ctx)));
+        // Javalin's own refusals (e.g. 413 from reading a body over maxRequestSize) in the API's error shape.
+        app.exception(HttpResponseException.class, (e, ctx) -> {
+            if (e.getStatus() < 500) {
+                ErrorResponder.httpError(new JavalinExchange(ctx), e.getStatus(), e.getMessage());
+            } else {
+                api.respond(e, new JavalinExchange(ctx));
+            }
+        });
         app.error(404, ctx -> {
             // Our handlers answer 404 with JSON already; Javalin's "no such route" answer is plain text.
             String type = ctx.res().getContentType();
             if (type == null || !type.startsWith("application/json")) {
-                ErrorResponder.send(ctx, 404, "not_found", "no route for " + ctx.method() + " " + ctx.path());
+                ErrorResponder.httpError(new JavalinExchange(ctx), 404, null);
             }
         });
-        if (settings.token() != null) {
-            BearerTokenCheck auth = new BearerTokenCheck(settings.token(), Set.of(DemoEcho.PATH));
-            app.before(auth::check);
-        }
-
-        app.post("/api/jobs", jobs::create);
-        app.get("/api/jobs", jobs::list);
-        app.get("/api/jobs/{id}", jobs::get);
-        app.put("/api/jobs/{id}", jobs::update);
-        app.delete("/api/jobs/{id}", jobs::delete);
-        app.post("/api/jobs/{id}/enable", jobs::enable);
-        app.post("/api/jobs/{id}/disable", jobs::disable);
-        app.post("/api/jobs/{id}/run", jobs::run);
-        app.post("/api/jobs/{id}/runs", jobs::runs);
-        app.get("/api/jobs/{id}/runs/{key}", instances::getByKey);
-        app.post("/api/jobs/{id}/runs/{key}/cancel", instances::cancelByKey);
-        app.post("/api/jobs/{id}/runs/{key}/reschedule", instances::rescheduleByKey);
-        app.get("/api/instances", instances::list);
-        app.post("/api/instances/cancel", instances::cancelAll);
-        app.get("/api/instances/{id}", instances::get);
-        app.post("/api/instances/{id}/cancel", instances::cancel);
-        app.post("/api/instances/{id}/reschedule", instances::reschedule);
-        app.get("/api/cluster", ops::cluster);
-        app.get("/health", ops::health);
-        app.get("/metrics", ops::metrics);
-        app.get("/", dashboard::serve);
-        app.get(ApiDocs.SPEC_PATH, docs::serveSpec);
-        app.get(ApiDocs.PAGE_PATH, docs::servePage);
-        if (settings.demoEcho()) {
-            app.post(DemoEcho.PATH, new DemoEcho()::echo);
+        app.before(ctx -> api.checkAccess(new JavalinExchange(ctx)));
+        for (ApiRoute route : api.routes()) {
+            app.addHttpHandler(HandlerType.valueOf(route.method()), route.path(),
+                    ctx -> route.handler().handle(new JavalinExchange(ctx)));
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.tickwheel.server.api;
 
-import io.javalin.http.Context;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,11 +17,17 @@ final class DemoEcho {
 
     private final AtomicLong deliveries = new AtomicLong();
 
-    void echo(Context ctx) {
-        String body = ctx.body();
-        if (body.length() > JsonBodyReader.MAX_BODY_BYTES) {
-            throw new ApiException(413, "payload_too_large", "the demo echo takes at most "
-                    + JsonBodyReader.MAX_BODY_BYTES + " bytes, got " + body.length());
+    void echo(ApiExchange ctx) {
+        String body;
+        try (java.io.InputStream in = ctx.bodyInputStream()) {
+            byte[] bytes = in.readNBytes(JsonBodyReader.MAX_BODY_BYTES + 1);
+            if (bytes.length > JsonBodyReader.MAX_BODY_BYTES) {
+                throw new ApiException(413, "payload_too_large", "the demo echo takes at most "
+                        + JsonBodyReader.MAX_BODY_BYTES + " bytes");
+            }
+            body = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         log.info("demo webhook delivery #{}: {}", deliveries.incrementAndGet(), body);
         ctx.contentType("application/json").result(body.isBlank() ? "{}" : body);

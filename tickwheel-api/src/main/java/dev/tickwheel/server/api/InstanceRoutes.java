@@ -16,7 +16,6 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.RunKeys;
 import dev.tickwheel.server.store.Page;
-import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +41,7 @@ final class InstanceRoutes {
     }
 
     /** One instance with its job's name and its attempts. */
-    void get(Context ctx) {
+    void get(ApiExchange ctx) {
         long id = instanceId(ctx);
         InstanceHistory history = instances.history(id).orElseThrow(() -> notFound(id));
         long jobId = history.instance().jobId();
@@ -53,7 +52,7 @@ final class InstanceRoutes {
      * Instances newest first, filtered by job (and key within it), status and creation time; the page's job names in
      * one query.
      */
-    void list(Context ctx) {
+    void list(ApiExchange ctx) {
         Long jobId = RequestIds.queryId("jobId", ctx.queryParam("jobId"));
         InstanceStatus status = query.status(ctx);
         Instant from = query.instant(ctx, "from");
@@ -97,19 +96,19 @@ final class InstanceRoutes {
     }
 
     /** 200 CANCELLED, 409 ALREADY_DISPATCHED or ALREADY_FINISHED, 404 unknown. */
-    void cancel(Context ctx) {
+    void cancel(ApiExchange ctx) {
         long id = instanceId(ctx);
         answerCancel(ctx, instances.cancel(id));
     }
 
     /** {@link #cancel} of the instance that {@code {key}} names among job {@code {id}}'s. */
-    void cancelByKey(Context ctx) {
+    void cancelByKey(ApiExchange ctx) {
         long jobId = jobId(ctx);
         String key = runKey(ctx);
         answerCancel(ctx, instances.cancelByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key)));
     }
 
-    private static void answerCancel(Context ctx, CancelResult result) {
+    private static void answerCancel(ApiExchange ctx, CancelResult result) {
         if (result.outcome() == CancelOutcome.UNKNOWN) {
             throw notFound(result.instanceId());
         }
@@ -123,7 +122,7 @@ final class InstanceRoutes {
     }
 
     /** Up to 1 000 cancels in one transaction, one outcome per ID in order; always 200 (each item says). */
-    void cancelAll(Context ctx) {
+    void cancelAll(ApiExchange ctx) {
         CancelAllRequest request = bodies.read(ctx, CancelAllRequest.class, true, JsonBodyReader.MAX_BATCH_BODY_BYTES);
         if (request.ids() == null) {
             throw ApiException.missingField("ids");
@@ -144,7 +143,7 @@ final class InstanceRoutes {
     }
 
     /** The instance {@code {key}} names among job {@code {id}}'s, as {@link #get} shows it. */
-    void getByKey(Context ctx) {
+    void getByKey(ApiExchange ctx) {
         long jobId = jobId(ctx);
         String key = runKey(ctx);
         Instance instance = instances.findByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key));
@@ -153,20 +152,20 @@ final class InstanceRoutes {
     }
 
     /** 200 RESCHEDULED with the new time; 409 ALREADY_DISPATCHED or ALREADY_FINISHED; 404 unknown. */
-    void reschedule(Context ctx) {
+    void reschedule(ApiExchange ctx) {
         long id = instanceId(ctx);
         reschedule(ctx, id);
     }
 
     /** {@link #reschedule} of the instance that {@code {key}} names among job {@code {id}}'s. */
-    void rescheduleByKey(Context ctx) {
+    void rescheduleByKey(ApiExchange ctx) {
         long jobId = jobId(ctx);
         String key = runKey(ctx);
         Instance instance = instances.findByKey(jobId, key).orElseThrow(() -> keyNotFound(jobId, key));
         reschedule(ctx, instance.id());
     }
 
-    private void reschedule(Context ctx, long id) {
+    private void reschedule(ApiExchange ctx, long id) {
         RescheduleRequest request = bodies.read(ctx, RescheduleRequest.class, true);
         Long delayMs = request.delayMs();
         if (delayMs == null && request.at() == null) {
@@ -189,7 +188,7 @@ final class InstanceRoutes {
     }
 
     /** The {@code {key}} path parameter, checked as a run key. */
-    private static String runKey(Context ctx) {
+    private static String runKey(ApiExchange ctx) {
         String key = ctx.pathParam("key");
         String problem = RunKeys.problem(key);
         if (problem != null) {
@@ -198,7 +197,7 @@ final class InstanceRoutes {
         return key;
     }
 
-    private static long jobId(Context ctx) {
+    private static long jobId(ApiExchange ctx) {
         return RequestIds.pathId(ctx.pathParam("id"));
     }
 
@@ -206,7 +205,7 @@ final class InstanceRoutes {
         return ApiException.notFound("job " + jobId + " has no run with key " + ApiException.quoted(key));
     }
 
-    private static long instanceId(Context ctx) {
+    private static long instanceId(ApiExchange ctx) {
         return RequestIds.pathId(ctx.pathParam("id"));
     }
 

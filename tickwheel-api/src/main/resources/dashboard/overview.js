@@ -3,7 +3,7 @@
 'use strict';
 
 import { el, fill, timeEl } from './dom.js';
-import { call } from './api.js';
+import { call, url } from './api.js';
 
 const REFRESH_MS = 2000;
 
@@ -93,7 +93,7 @@ export async function render(ctx) {
   let lastFired = null;
   let lastAt = null;
   async function refreshMetrics() {
-    const reply = await fetch('/metrics');
+    const reply = await fetch(url('/metrics'));
     const samples = parseMetrics(await reply.text());
     if (!ctx.alive()) return;
     const set = (id, value) => { tiles.get(id).textContent = shown(value); };

@@ -5,7 +5,6 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.dto.ClusterResponse;
 import dev.tickwheel.server.api.dto.HealthResponse;
 import dev.tickwheel.server.store.ClusterView;
-import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,7 +31,7 @@ final class OpsRoutes {
         this.scrape = scrape;
     }
 
-    void health(Context ctx) {
+    void health(ApiExchange ctx) {
         boolean store = engine.storeHealthy();
         boolean wheels = engine.wheelsRunning();
         long pending = 0;
@@ -50,7 +49,7 @@ final class OpsRoutes {
     }
 
     /** {@code GET /api/cluster}: members and shard leases, read from the store. */
-    void cluster(Context ctx) {
+    void cluster(ApiExchange ctx) {
         ClusterView view = engine.clusterView();
         long now = view.dbNowMs();
         Map<Integer, Integer> held = new HashMap<>();
@@ -72,7 +71,7 @@ final class OpsRoutes {
         ctx.json(new ClusterResponse(engine.nodeId(), view.leases().size(), nodes, shards));
     }
 
-    void metrics(Context ctx) {
+    void metrics(ApiExchange ctx) {
         ctx.contentType(PROMETHEUS_CONTENT_TYPE).result(scrape.get());
     }
 }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import io.javalin.http.Context;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,12 +39,12 @@ final class JsonBodyReader {
      * @return the bound body, or null if the body is empty and {@code required} is false
      * @throws ApiException 400 or 413
      */
-    <T> T read(Context ctx, Class<T> type, boolean required) {
+    <T> T read(ApiExchange ctx, Class<T> type, boolean required) {
         return read(ctx, type, required, MAX_BODY_BYTES);
     }
 
-    /** {@link #read(Context, Class, boolean)} with a body of at most {@code maxBytes}. */
-    <T> T read(Context ctx, Class<T> type, boolean required, int maxBytes) {
+    /** {@link #read(ApiExchange, Class, boolean)} with a body of at most {@code maxBytes}. */
+    <T> T read(ApiExchange ctx, Class<T> type, boolean required, int maxBytes) {
         byte[] body = boundedBody(ctx, maxBytes);
         if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
             if (required) {
@@ -91,8 +90,8 @@ final class JsonBodyReader {
         }
     }
 
-    private static byte[] boundedBody(Context ctx, int maxBytes) {
-        long declared = ctx.req().getContentLengthLong();
+    private static byte[] boundedBody(ApiExchange ctx, int maxBytes) {
+        long declared = ctx.contentLength();
         if (declared > maxBytes) {
             throw tooLarge(declared, maxBytes);
         }

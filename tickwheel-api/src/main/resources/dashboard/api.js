@@ -19,6 +19,17 @@ function showTokenHint(text) {
  * Calls the API; never throws. Answers {status, ok, body}: body is the parsed JSON, or {message} for a body that is
  * not JSON, or null for none. status 0 means the server could not be reached.
  */
+/**
+ * Where the API is: the directory of this page, "/" on the standalone server, "/tickwheel/" (say) where an application
+ * mounts the API and console under a path. Every call's absolute API path is taken below it.
+ */
+const BASE = new URL('./', window.location.href).pathname;
+
+/** "/api/jobs" -> "/tickwheel/api/jobs" under a mount, unchanged at the root. */
+export function url(path) {
+  return BASE + path.replace(/^\//, '');
+}
+
 export async function call(method, path, body) {
   const headers = {};
   const mutating = MUTATING.has(method);
@@ -27,7 +38,7 @@ export async function call(method, path, body) {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await fetch(url(path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (e) {
     return { status: 0, ok: false, body: { error: 'unreachable', message: 'the server did not answer: ' + e.message } };
   }

@@ -3,8 +3,6 @@ package dev.tickwheel.server.api;
 import dev.tickwheel.server.api.dto.ErrorResponse;
 import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.time.InvalidTimeExpressionException;
-import io.javalin.http.Context;
-import io.javalin.http.HttpResponseException;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,21 +22,12 @@ final class ErrorResponder {
     /** Engine field names that differ on the wire. */
     private static final Map<String, String> WIRE_FIELDS = Map.of("zoneId", "zone");
 
-    void respond(Exception e, Context ctx) {
+    void respond(Exception e, ApiExchange ctx) {
         if (e instanceof ApiException api) {
             send(ctx, api.status(), api.code(), api.getMessage(), api.field());
         } else if (e instanceof InvalidTimeExpressionException schedule) {
             String field = "schedule." + WIRE_FIELDS.getOrDefault(schedule.field(), schedule.field());
             send(ctx, 400, "invalid_schedule", "field '" + field + "': " + schedule.getMessage(), field);
-        } else if (e instanceof HttpResponseException http && http.getStatus() < 500) {
-            String code = switch (http.getStatus()) {
-                case 404 -> "not_found";
-                case 405 -> "method_not_allowed";
-                case 413 -> "payload_too_large";
-                default -> "http_" + http.getStatus();
-            };
-            send(ctx, http.getStatus(), code, http.getStatus() == 404
-                    ? "no route for " + ctx.method() + " " + ctx.path() : http.getMessage());
         } else if (e instanceof StoreException) {
             log.warn("store failure answering {} {}: {}", ctx.method(), ctx.path(), e.toString());
             send(ctx, 503, "store_unavailable", "the store could not complete the request; try again later");
@@ -52,11 +41,25 @@ final class ErrorResponder {
         }
     }
 
-    static void send(Context ctx, int status, String code, String message) {
+    /**
+     * The answer to an HTTP-level refusal of whatever serves the API (no such route, method not allowed, a body over
+     * the limit): a 4xx in the API's error shape.
+     */
+    public static void httpError(ApiExchange ctx, int status, String message) {
+        String code = switch (status) {
+            case 404 -> "not_found";
+            case 405 -> "method_not_allowed";
+            case 413 -> "payload_too_large";
+            default -> "http_" + status;
+        };
+        send(ctx, status, code, status == 404 ? "no route for " + ctx.method() + " " + ctx.path() : message);
+    }
+
+    static void send(ApiExchange ctx, int status, String code, String message) {
         send(ctx, status, code, message, null);
     }
 
-    private static void send(Context ctx, int status, String code, String message, String field) {
+    private static void send(ApiExchange ctx, int status, String code, String message, String field) {
         ctx.status(status).json(new ErrorResponse(code, message, field));
     }
 }

@@ -15,7 +15,6 @@ import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
-import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -44,14 +43,14 @@ final class JobRoutes {
         this.views = views;
     }
 
-    void create(Context ctx) {
+    void create(ApiExchange ctx) {
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
         Job job = jobs.create(parser.parse(request));
         ctx.status(201).header("Location", "/api/jobs/" + job.id()).json(views.job(job));
     }
 
     /** Jobs by (name, id), optionally those whose name contains {@code name} (ignoring case). */
-    void list(Context ctx) {
+    void list(ApiExchange ctx) {
         String name = query.text(ctx, "name", JobRequestParser.MAX_NAME_LENGTH);
         JobNameCursor after = PageCursors.decodeJob(ctx.queryParam("cursor"));
         Page<Job, JobNameCursor> page = jobs.search(name, after, query.limit(ctx));
@@ -59,18 +58,18 @@ final class JobRoutes {
                 page.nextCursor().map(PageCursors::encodeJob).orElse(null)));
     }
 
-    void get(Context ctx) {
+    void get(ApiExchange ctx) {
         long id = jobId(ctx);
         ctx.json(found(id, jobs.get(id)));
     }
 
-    void update(Context ctx) {
+    void update(ApiExchange ctx) {
         long id = jobId(ctx);
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
         ctx.json(found(id, jobs.update(id, parser.parse(request))));
     }
 
-    void delete(Context ctx) {
+    void delete(ApiExchange ctx) {
         long id = jobId(ctx);
         if (!jobs.delete(id)) {
             throw notFound(id);
@@ -78,12 +77,12 @@ final class JobRoutes {
         ctx.status(204);
     }
 
-    void enable(Context ctx) {
+    void enable(ApiExchange ctx) {
         long id = jobId(ctx);
         ctx.json(found(id, jobs.setEnabled(id, true)));
     }
 
-    void disable(Context ctx) {
+    void disable(ApiExchange ctx) {
         long id = jobId(ctx);
         ctx.json(found(id, jobs.setEnabled(id, false)));
     }
@@ -92,7 +91,7 @@ final class JobRoutes {
      * One run: 201 with {@code "created": true}, or 200 with {@code "created": false} when its key names an existing
      * instance of the job (returned whatever its status, params or time).
      */
-    void run(Context ctx) {
+    void run(ApiExchange ctx) {
         long id = jobId(ctx);
         RunRequest request = bodies.read(ctx, RunRequest.class, false);
         RunSpec spec = runSpec(request, "");
@@ -110,7 +109,7 @@ final class JobRoutes {
     }
 
     /** Up to 1 000 runs in one transaction; a bad item is a 400 naming its index, and nothing is written. */
-    void runs(Context ctx) {
+    void runs(ApiExchange ctx) {
         long id = jobId(ctx);
         RunsRequest request = bodies.read(ctx, RunsRequest.class, true, JsonBodyReader.MAX_BATCH_BODY_BYTES);
         if (request.runs() == null) {
@@ -161,7 +160,7 @@ final class JobRoutes {
                 written.created(), instance.status().name());
     }
 
-    private static long jobId(Context ctx) {
+    private static long jobId(ApiExchange ctx) {
         return RequestIds.pathId(ctx.pathParam("id"));
     }
 

@@ -1,7 +1,6 @@
 package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.instance.InstanceStatus;
-import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
@@ -19,7 +18,7 @@ final class QueryParams {
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1_000;
 
-    int limit(Context ctx) {
+    int limit(ApiExchange ctx) {
         String raw = ctx.queryParam("limit");
         if (raw == null || raw.isBlank()) {
             return DEFAULT_LIMIT;
@@ -36,7 +35,7 @@ final class QueryParams {
     }
 
     /** An instance status, any case, or null. */
-    InstanceStatus status(Context ctx) {
+    InstanceStatus status(ApiExchange ctx) {
         String raw = ctx.queryParam("status");
         if (raw == null || raw.isBlank()) {
             return null;
@@ -50,7 +49,7 @@ final class QueryParams {
     }
 
     /** An ISO-8601 instant ({@code 2026-11-25T10:00:00Z}), or null. */
-    Instant instant(Context ctx, String name) {
+    Instant instant(ApiExchange ctx, String name) {
         String raw = ctx.queryParam(name);
         if (raw == null || raw.isBlank()) {
             return null;
@@ -64,7 +63,7 @@ final class QueryParams {
     }
 
     /** A text of at most {@code maxLength} characters without NUL (PostgreSQL cannot take it), or null. */
-    String text(Context ctx, String name, int maxLength) {
+    String text(ApiExchange ctx, String name, int maxLength) {
         String raw = ctx.queryParam(name);
         if (raw == null || raw.isEmpty()) {
             return null;

@@ -1,6 +1,5 @@
 package dev.tickwheel.server.api;
 
-import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,7 +28,7 @@ final class DashboardPage {
         }
     }
 
-    void serve(Context ctx) {
+    void serve(ApiExchange ctx) {
         ctx.contentType("text/html; charset=utf-8").header("Cache-Control", "no-cache").result(html);
     }
 }

@@ -1,8 +1,5 @@
 package dev.tickwheel.server.api;
 
-import io.javalin.http.Context;
-import io.javalin.http.staticfiles.Location;
-import io.javalin.http.staticfiles.StaticFileConfig;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,18 +23,16 @@ final class ApiDocs {
     private final byte[] page = resource("/api-docs/index.html");
     private final String assetsDirectory = "/META-INF/resources/webjars/swagger-ui/" + swaggerUiVersion();
 
-    /** Serves Swagger UI's script and style sheet under {@code /api-docs/assets/}. */
-    void hostAssets(StaticFileConfig files) {
-        files.hostedPath = PAGE_PATH + "/assets";
-        files.directory = assetsDirectory;
-        files.location = Location.CLASSPATH;
+    /** Where Swagger UI's script and style sheet are on the class path, served under {@code /api-docs/assets/}. */
+    String assetsDirectory() {
+        return assetsDirectory;
     }
 
-    void serveSpec(Context ctx) {
+    void serveSpec(ApiExchange ctx) {
         ctx.contentType("application/yaml; charset=utf-8").header("Cache-Control", "no-cache").result(spec);
     }
 
-    void servePage(Context ctx) {
+    void servePage(ApiExchange ctx) {
         ctx.contentType("text/html; charset=utf-8").header("Cache-Control", "no-cache").result(page);
     }
 

@@ -1,7 +1,5 @@
 package dev.tickwheel.server.api;
 
-import io.javalin.http.Context;
-import io.javalin.http.HandlerType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,8 +19,7 @@ import java.util.Set;
  */
 final class BearerTokenCheck {
 
-    private static final Set<HandlerType> MUTATING = Set.of(HandlerType.POST, HandlerType.PUT, HandlerType.PATCH,
-            HandlerType.DELETE);
+    private static final Set<String> MUTATING = Set.of("POST", "PUT", "PATCH", "DELETE");
     private static final String PREFIX = "Bearer ";
 
     private final byte[] expectedDigest;
@@ -38,7 +35,7 @@ final class BearerTokenCheck {
     }
 
     /** A before-handler: throws 401 unless the request is a read, open, or carries the token. */
-    void check(Context ctx) {
+    void check(ApiExchange ctx) {
         if (!MUTATING.contains(ctx.method()) || openPaths.contains(ctx.path())) {
             return;
         }
