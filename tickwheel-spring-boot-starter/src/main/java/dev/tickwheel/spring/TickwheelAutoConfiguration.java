@@ -37,7 +37,8 @@ import org.springframework.context.annotation.Import;
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"})
 @ConditionalOnProperty(prefix = "tickwheel", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(TickwheelProperties.class)
-@Import({TickwheelMetricsConfiguration.class, TickwheelHealthConfiguration.class})
+@Import({TickwheelMetricsConfiguration.class, TickwheelHealthConfiguration.class,
+        dev.tickwheel.spring.web.TickwheelWebConfiguration.class})
 public class TickwheelAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelAutoConfiguration.class);

@@ -48,6 +48,44 @@ public class TickwheelProperties {
     private final Store store = new Store();
     private final Retention retention = new Retention();
     private final Alerts alerts = new Alerts();
+    private final Web web = new Web();
+
+    /** The HTTP API and console on the application's own web server. */
+    public static class Web {
+        /** Whether to mount the HTTP API and console (needs tickwheel-api and a servlet web server). */
+        private boolean enabled = false;
+        /** Where they are mounted: {path}/api/jobs, {path}/ for the console. */
+        private String path = "/tickwheel";
+        /**
+         * The bearer token POST, PUT and DELETE need (reads stay open); required unless the application's server
+         * listens on loopback only (server.address).
+         */
+        private String token;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public String getToken() {
+            return token;
+        }
+
+        public void setToken(String token) {
+            this.token = token;
+        }
+    }
 
     /** Where the store lives. */
     public static class Store {
@@ -340,5 +378,9 @@ public class TickwheelProperties {
 
     public Alerts getAlerts() {
         return alerts;
+    }
+
+    public Web getWeb() {
+        return web;
     }
 }

@@ -101,7 +101,8 @@ class TickwheelAutoConfigurationTest {
             "tickwheel.alerts.failure-threshold=4", "tickwheel.alerts.failure-window=3m",
             "tickwheel.alerts.min-interval=1m",
             "tickwheel.store.schema-history-table=tw_history_of_this_app",
-            "tickwheel.store.data-source=dataSource", "tickwheel.store.jdbc-url=", "tickwheel.enabled=true"};
+            "tickwheel.store.data-source=dataSource", "tickwheel.store.jdbc-url=", "tickwheel.enabled=true",
+            "tickwheel.web.enabled=false", "tickwheel.web.path=/scheduler", "tickwheel.web.token=web-token"};
         // A property added without a line here fails this count (the metadata lists every one); the client's
         // properties are TickwheelClientAutoConfigurationTest's.
         assertThat(propertyNames()).filteredOn(name -> !name.startsWith("tickwheel.client."))
@@ -122,6 +123,9 @@ class TickwheelAutoConfigurationTest {
             assertThat(config.alerts()).isEqualTo(new AlertSettings("http://127.0.0.1:9/alerts",
                     "0123456789abcdef0123456789abcdef", 4, Duration.ofMinutes(3), Duration.ofMinutes(1)));
             assertThat(config.schemaHistoryTable()).isEqualTo("tw_history_of_this_app");
+            TickwheelProperties.Web web = context.getBean(TickwheelProperties.class).getWeb();
+            assertThat(List.of(web.isEnabled(), web.getPath(), web.getToken()))
+                    .containsExactly(false, "/scheduler", "web-token");
             assertThat(config.dataSource()).isSameAs(context.getBean("dataSource"));
             try (Connection connection = context.getBean(DataSource.class).getConnection();
                     Statement statement = connection.createStatement();

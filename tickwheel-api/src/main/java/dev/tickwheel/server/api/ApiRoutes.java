@@ -97,6 +97,14 @@ public final class ApiRoutes {
         errors.respond(failure, exchange);
     }
 
+    /**
+     * The answer to a refusal of whatever serves the routes: no route for the path (404), not this method (405), a
+     * body over its limit (413); in the API's error shape.
+     */
+    public static void httpError(ApiExchange exchange, int status, String message) {
+        ErrorResponder.httpError(exchange, status, message);
+    }
+
     /** The JSON rules of the API's answers ({@link ApiJson}). */
     public ObjectMapper json() {
         return json;

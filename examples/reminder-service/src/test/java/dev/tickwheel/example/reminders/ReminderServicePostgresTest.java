@@ -32,10 +32,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * scheduled and cancelled inside the service's transactions, sent by the annotated handler, health and meters over
  * HTTP.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "tickwheel.web.token=" + ReminderServicePostgresTest.TOKEN)
 @DirtiesContext
 class ReminderServicePostgresTest {
 
+    static final String TOKEN = "mount-token-0123456789";
     private static final TestSchema SCHEMA = new TestSchema();
 
     @DynamicPropertySource
@@ -124,6 +126,56 @@ class ReminderServicePostgresTest {
                 URI.create("http://127.0.0.1:" + port + "/actuator/metrics/tickwheel.timer.scheduled")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(fired.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void apiAndConsole_mountedOnTheApplicationsServer_withTheTokenRule() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + port + "/tickwheel";
+        HttpResponse<String> jobs = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs?name=reminders"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(jobs.statusCode()).isEqualTo(200);
+        assertThat(jobs.body()).contains("\"name\":\"reminders\"");
+
+        String job = "{\"name\":\"mounted\",\"schedule\":{\"type\":\"API\"},"
+                + "\"target\":{\"type\":\"HANDLER\",\"name\":\"send-reminder\"}}";
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(job)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.body()).contains("\"error\":\"unauthorized\"");
+        HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs"))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + TOKEN)
+                .POST(HttpRequest.BodyPublishers.ofString(job)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(tickwheel.jobs().findByName("mounted")).isPresent();
+
+        HttpResponse<String> missing = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs/123"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(missing.statusCode()).isEqualTo(404);
+        assertThat(missing.body()).contains("\"error\":\"not_found\"");
+        HttpResponse<String> noRoute = http.send(HttpRequest.newBuilder(URI.create(base + "/api/nothing")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(noRoute.statusCode()).isEqualTo(404);
+        assertThat(noRoute.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+
+        HttpResponse<String> console = http.send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(console.statusCode()).isEqualTo(200);
+        assertThat(console.body()).contains("src=\"assets/dashboard.js\"");
+        HttpResponse<String> script = http.send(HttpRequest.newBuilder(URI.create(base + "/assets/dashboard.js"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(script.statusCode()).isEqualTo(200);
+        assertThat(script.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("text/javascript"));
+        HttpResponse<String> spec = http.send(HttpRequest.newBuilder(URI.create(base + "/openapi.yaml")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(spec.body()).startsWith("openapi:");
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"status\":\"UP\"");
     }
 
     private long remindersJobId() {
