@@ -92,7 +92,7 @@ public final class ApiServer implements AutoCloseable {
         // Javalin's own refusals (e.g. 413 from reading a body over maxRequestSize) in the API's error shape.
         app.exception(HttpResponseException.class, (e, ctx) -> {
             if (e.getStatus() < 500) {
-                ErrorResponder.httpError(new JavalinExchange(ctx), e.getStatus(), e.getMessage());
+                ApiRoutes.httpError(new JavalinExchange(ctx), e.getStatus(), e.getMessage());
             } else {
                 api.respond(e, new JavalinExchange(ctx));
             }
@@ -101,7 +101,7 @@ public final class ApiServer implements AutoCloseable {
             // Our handlers answer 404 with JSON already; Javalin's "no such route" answer is plain text.
             String type = ctx.res().getContentType();
             if (type == null || !type.startsWith("application/json")) {
-                ErrorResponder.httpError(new JavalinExchange(ctx), 404, null);
+                ApiRoutes.httpError(new JavalinExchange(ctx), 404, null);
             }
         });
         app.before(ctx -> api.checkAccess(new JavalinExchange(ctx)));
