@@ -1,7 +1,6 @@
 package dev.tickwheel.client;
 
-import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.Set;
@@ -18,10 +17,12 @@ import java.util.Set;
  * @param repeatable whether the call may be repeated after a lost answer or a 503 (see {@link TickwheelClient})
  * @param answers    the statuses that are this call's answers; any other is an error (a 503 among them is not
  *                   retried: it is an answer, as {@code GET /health}'s DOWN)
- * @param type       what an answer's body reads as; null for a call whose answer has no body (204)
+ * @param reader     what an answer's body reads as (a reader made once per type and shared); null for a call whose
+ *                   answer has no body (204)
  * @param <T>        the result type
  */
-record ApiCall<T>(String method, String path, byte[] body, boolean repeatable, Set<Integer> answers, JavaType type) {
+record ApiCall<T>(String method, String path, byte[] body, boolean repeatable, Set<Integer> answers,
+                  ObjectReader reader) {
 
     ApiCall {
         Objects.requireNonNull(method, "method");
@@ -30,14 +31,13 @@ record ApiCall<T>(String method, String path, byte[] body, boolean repeatable, S
     }
 
     /** Reads an answer's body; null for a call without a body type. */
-    @SuppressWarnings("unchecked")
-    T read(ObjectMapper json, byte[] answer) throws IOException {
-        return type == null ? null : (T) json.readValue(answer, type);
+    T read(byte[] answer) throws IOException {
+        return reader == null ? null : reader.readValue(answer);
     }
 
-    /** {@code GET path} answered 200 with a {@code type}, always safe to repeat. */
-    static <T> ApiCall<T> get(String path, JavaType type) {
-        return new ApiCall<>("GET", path, null, true, Set.of(200), type);
+    /** {@code GET path} answered 200, always safe to repeat. */
+    static <T> ApiCall<T> get(String path, ObjectReader reader) {
+        return new ApiCall<>("GET", path, null, true, Set.of(200), reader);
     }
 
     /** How a message names the call: {@code POST /api/jobs/1/run}. */

@@ -1,8 +1,8 @@
 package dev.tickwheel.client;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import dev.tickwheel.client.model.CancelResult;
 import dev.tickwheel.client.model.Instance;
 import dev.tickwheel.client.model.InstanceQuery;
@@ -30,29 +30,42 @@ public final class Instances {
 
     private final ApiTransport transport;
     private final ObjectMapper json;
-    private final JavaType instanceType;
+    private final ObjectReader instanceReader;
+    private final ObjectReader instancePageReader;
+    private final ObjectReader cancelReader;
+    private final ObjectReader cancelsReader;
+    private final ObjectReader rescheduleReader;
 
     Instances(ApiTransport transport, ObjectMapper json) {
         this.transport = transport;
         this.json = json;
-        this.instanceType = json.constructType(Instance.class);
+        this.instanceReader = json.readerFor(Instance.class);
+        this.instancePageReader = json.readerFor(json.getTypeFactory().constructParametricType(Page.class,
+                Instance.class));
+        this.cancelReader = json.readerFor(CancelResult.class);
+        this.cancelsReader = json.readerFor(CancelsAnswer.class);
+        this.rescheduleReader = json.readerFor(RescheduleResult.class);
     }
 
     /** {@code GET /api/instances/{id}}: one instance with its attempts. @throws NotFoundException if unknown */
     public Instance get(long instanceId) {
-        return ApiTransport.await(getAsync(instanceId));
+        return transport.call(ApiCall.get("/api/instances/" + instanceId, instanceReader));
     }
 
     public CompletableFuture<Instance> getAsync(long instanceId) {
-        return transport.send(ApiCall.get("/api/instances/" + instanceId, instanceType));
+        return transport.send(ApiCall.get("/api/instances/" + instanceId, instanceReader));
     }
 
     /** {@code GET /api/instances}: a page of instances, newest first, filtered by {@code query}. */
     public Page<Instance> list(InstanceQuery query) {
-        return ApiTransport.await(listAsync(query));
+        return transport.call(listCall(query));
     }
 
     public CompletableFuture<Page<Instance>> listAsync(InstanceQuery query) {
+        return transport.send(listCall(query));
+    }
+
+    private ApiCall<Page<Instance>> listCall(InstanceQuery query) {
         Map<String, Object> parameters = new LinkedHashMap<>();
         parameters.put("jobId", query.jobId());
         parameters.put("key", query.key());
@@ -61,8 +74,7 @@ public final class Instances {
         parameters.put("to", query.to());
         parameters.put("limit", query.limit());
         parameters.put("cursor", query.cursor());
-        return transport.send(ApiCall.get(RequestPaths.withQuery("/api/instances", parameters),
-                json.getTypeFactory().constructParametricType(Page.class, instanceType)));
+        return ApiCall.get(RequestPaths.withQuery("/api/instances", parameters), instancePageReader);
     }
 
     /**
@@ -73,12 +85,16 @@ public final class Instances {
      * @throws NotFoundException if there is no such instance
      */
     public CancelResult cancel(long instanceId) {
-        return ApiTransport.await(cancelAsync(instanceId));
+        return transport.call(cancelCall(instanceId));
     }
 
     public CompletableFuture<CancelResult> cancelAsync(long instanceId) {
-        return transport.send(new ApiCall<>("POST", "/api/instances/" + instanceId + "/cancel", null, true,
-                Set.of(200), json.constructType(CancelResult.class)));
+        return transport.send(cancelCall(instanceId));
+    }
+
+    private ApiCall<CancelResult> cancelCall(long instanceId) {
+        return new ApiCall<>("POST", "/api/instances/" + instanceId + "/cancel", null, true, Set.of(200),
+                cancelReader);
     }
 
     /**
@@ -86,13 +102,17 @@ public final class Instances {
      * ID is NOT_FOUND, a refused one ALREADY_DISPATCHED or ALREADY_FINISHED: results, not exceptions). Retried.
      */
     public List<CancelResult> cancelAll(List<Long> instanceIds) {
-        return ApiTransport.await(cancelAllAsync(instanceIds));
+        return transport.call(cancelAllCall(instanceIds)).results();
     }
 
     public CompletableFuture<List<CancelResult>> cancelAllAsync(List<Long> instanceIds) {
+        return transport.send(cancelAllCall(instanceIds)).thenApply(CancelsAnswer::results);
+    }
+
+    private ApiCall<CancelsAnswer> cancelAllCall(List<Long> instanceIds) {
         List<String> ids = instanceIds.stream().map(String::valueOf).toList(); // strings, as the API's IDs are
-        return transport.send(new ApiCall<CancelsAnswer>("POST", "/api/instances/cancel", body(Map.of("ids", ids)),
-                true, Set.of(200), json.constructType(CancelsAnswer.class))).thenApply(CancelsAnswer::results);
+        return new ApiCall<>("POST", "/api/instances/cancel", body(Map.of("ids", ids)), true, Set.of(200),
+                cancelsReader);
     }
 
     /**
@@ -102,12 +122,16 @@ public final class Instances {
      * @throws ConflictException ALREADY_DISPATCHED or ALREADY_FINISHED: it runs, or ran, at its old time
      */
     public RescheduleResult reschedule(long instanceId, RescheduleRequest when) {
-        return ApiTransport.await(rescheduleAsync(instanceId, when));
+        return transport.call(rescheduleCall(instanceId, when));
     }
 
     public CompletableFuture<RescheduleResult> rescheduleAsync(long instanceId, RescheduleRequest when) {
-        return transport.send(new ApiCall<>("POST", "/api/instances/" + instanceId + "/reschedule", body(when),
-                when.absolute(), Set.of(200), json.constructType(RescheduleResult.class)));
+        return transport.send(rescheduleCall(instanceId, when));
+    }
+
+    private ApiCall<RescheduleResult> rescheduleCall(long instanceId, RescheduleRequest when) {
+        return new ApiCall<>("POST", "/api/instances/" + instanceId + "/reschedule", body(when), when.absolute(),
+                Set.of(200), rescheduleReader);
     }
 
     private byte[] body(Object value) {

@@ -3,21 +3,25 @@ package dev.tickwheel.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.client.model.ClusterView;
 import dev.tickwheel.client.model.Health;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * A client of a Tickwheel server's HTTP API ({@code docs/openapi.yaml}): every operation, typed requests and answers,
  * errors as exceptions. Jobs are under {@link #jobs()} (with runs and runs by key), instances under
  * {@link #instances()}; {@link #health()} and {@link #cluster()} here. Every operation comes in a sync form and an
- * {@code …Async} form returning a {@link CompletableFuture}; the sync form waits for the async one and throws its
- * exception unwrapped.
+ * {@code …Async} form returning a {@link CompletableFuture}. A sync call runs on the calling thread, back-offs
+ * included; an async call blocks no thread, and its future completes on the client's executor.
  *
  * <pre>{@code
  * try (TickwheelClient client = TickwheelClient.builder("http://127.0.0.1:7700").token(token).build()) {
@@ -56,9 +60,9 @@ import java.util.function.Supplier;
  * caller reads the job to see where it stands. No call is ever replayed after a 401 (PowerJob's client replays its
  * POSTs after a re-login): the token supplier is asked again on the next attempt or call.
  *
- * <p><b>Time-outs.</b> Opening a connection is bounded by the connect time-out (of the client's own
- * {@code HttpClient}), each attempt by the request time-out, from sending to the whole answer read. A call's worst case
- * is {@code maxAttempts} request time-outs plus the back-offs between them.
+ * <p><b>Time-outs.</b> Opening a connection is bounded by the connect time-out, each attempt by the request time-out,
+ * from sending (waiting for a free pooled connection included) to the whole answer read. A call's worst case is
+ * {@code maxAttempts} request time-outs plus the back-offs between them.
  *
  * <p><b>Answers</b> are read leniently: fields the client does not know are ignored and an unknown enum value reads as
  * {@code UNKNOWN}, so a newer server does not break an older client. IDs are {@code long} here and JSON strings on the
@@ -66,34 +70,46 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe: one client serves any number of threads and calls at once.
  *
- * <p>Caveats: the client speaks HTTP/1.1 (the server has no HTTP/2). The JDK's {@code HttpClient} repeats no
- * {@code POST} by itself unless the system property {@code jdk.httpclient.enableAllMethodRetry} is set, which would
- * break the rules above: do not set it. The JDK keeps idle connections for 20 minutes by default
- * ({@code jdk.httpclient.keepalive.timeout}), longer than servers keep theirs: a call that races the server closing an
- * idle connection fails as {@code connection_failed} though the server never read it; a call that may be repeated is,
- * one that may not reports that it may or may not have been made.
+ * <p><b>Transport.</b> Apache HttpClient 5 over HTTP/1.1 keep-alive connections (the server has no HTTP/2): its
+ * classic client for the sync calls, each exchange on the calling thread, and its async client for the async ones
+ * (started at the first async call, with its I/O threads {@code tickwheel-client-io-<n>}); each has a pool of at most
+ * {@link Builder#maxConnections} connections. The attempts' deadlines run on one timer thread
+ * ({@code tickwheel-client-deadline-<n>}). Neither client repeats a call by itself; the rules above are the only
+ * retries.
+ *
+ * <p>Caveats: a pooled connection idle for more than a second is checked before it is reused, yet a call can still
+ * race the server closing an idle connection; it then fails as {@code connection_failed} though the server never read
+ * it: a call that may be repeated is, one that may not reports that it may or may not have been made. An interrupt
+ * ends a sync call before an attempt or during a back-off, not while it waits for an answer (the request time-out
+ * bounds that wait).
  */
 public final class TickwheelClient implements AutoCloseable {
-
     /** The default bound on opening a connection: 2 s. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     /** The default bound on each attempt, from sending it to its whole answer: 10 s. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** The largest connect or request time-out a builder takes: 1 h. */
     public static final Duration MAX_TIMEOUT = Duration.ofHours(1);
+    /** The default cap on connections to the server, per form (sync, async): 128. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 128;
+    /** The largest connection cap a builder takes. */
+    public static final int MAX_CONNECTIONS_LIMIT = 10_000;
+    private static final AtomicInteger CLIENTS = new AtomicInteger(); // numbers the default executors' threads
 
     private final ClientSettings settings;
     private final ApiTransport transport;
-    private final ObjectMapper json;
     private final Jobs jobs;
     private final Instances instances;
+    private final ObjectReader healthReader;
+    private final ObjectReader clusterReader;
 
     private TickwheelClient(ClientSettings settings, ApiTransport transport, ObjectMapper json) {
         this.settings = settings;
         this.transport = transport;
-        this.json = json;
         this.jobs = new Jobs(transport, json);
         this.instances = new Instances(transport, json);
+        this.healthReader = json.readerFor(Health.class);
+        this.clusterReader = json.readerFor(ClusterView.class);
     }
 
     /** A builder of a client of the server at {@code baseUri}, e.g. {@code http://127.0.0.1:7700}. */
@@ -121,23 +137,26 @@ public final class TickwheelClient implements AutoCloseable {
      * returns ({@link Health#up()} false) rather than throws; no answer at all is an {@link UnavailableException}.
      */
     public Health health() {
-        return ApiTransport.await(healthAsync());
+        return transport.call(healthCall());
     }
 
     /** {@link #health()}, asynchronously. */
     public CompletableFuture<Health> healthAsync() {
-        return transport.send(new ApiCall<>("GET", "/health", null, true, Set.of(200, 503),
-                json.constructType(Health.class)));
+        return transport.send(healthCall());
+    }
+
+    private ApiCall<Health> healthCall() {
+        return new ApiCall<>("GET", "/health", null, true, Set.of(200, 503), healthReader);
     }
 
     /** {@code GET /api/cluster}: the members and shard leases as the store sees them. */
     public ClusterView cluster() {
-        return ApiTransport.await(clusterAsync());
+        return transport.call(ApiCall.get("/api/cluster", clusterReader));
     }
 
     /** {@link #cluster()}, asynchronously. */
     public CompletableFuture<ClusterView> clusterAsync() {
-        return transport.send(ApiCall.get("/api/cluster", json.constructType(ClusterView.class)));
+        return transport.send(ApiCall.get("/api/cluster", clusterReader));
     }
 
     /** The effective configuration. */
@@ -146,8 +165,8 @@ public final class TickwheelClient implements AutoCloseable {
     }
 
     /**
-     * Refuses new calls (they fail with {@link IllegalStateException}); calls in flight end as they would. Closes the
-     * {@code HttpClient} if the client built it and the JDK can close one (21+). Idempotent.
+     * Refuses new calls (they fail with {@link IllegalStateException}); calls in flight end as they would, retries
+     * included, and the connections and threads go once the last has ended. Idempotent.
      */
     @Override
     public void close() {
@@ -172,8 +191,8 @@ public final class TickwheelClient implements AutoCloseable {
         private Duration connectTimeout;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private RetryPolicy retry = RetryPolicy.DEFAULTS;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Executor executor;
-        private HttpClient httpClient;
 
         private Builder(URI baseUri) {
             this.baseUri = baseUri;
@@ -192,17 +211,14 @@ public final class TickwheelClient implements AutoCloseable {
         /**
          * Where each attempt takes its bearer token: called once per attempt, so a rotated token is used from the
          * next attempt on. It may return null or blank for none; it must not block long, as it runs on the calling
-         * thread (or, for a retry, on the executor).
+         * thread (or, for an async call's retry, on the executor).
          */
         public Builder tokenSupplier(Supplier<String> tokens) {
             this.tokens = Objects.requireNonNull(tokens, "tokenSupplier");
             return this;
         }
 
-        /**
-         * The bound on opening a connection, default {@link TickwheelClient#DEFAULT_CONNECT_TIMEOUT}; it applies to
-         * the client's own HTTP client (a given one keeps its own).
-         */
+        /** The bound on opening a connection, default {@link TickwheelClient#DEFAULT_CONNECT_TIMEOUT}. */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = checkedTimeout("connectTimeout", timeout);
             return this;
@@ -224,29 +240,30 @@ public final class TickwheelClient implements AutoCloseable {
         }
 
         /**
-         * Runs the client's own HTTP client's work (and so the completion of the async calls) and the retries; default
-         * the JDK's (its own threads for the HTTP client, the common pool for the retries). Not shut down by
-         * {@link TickwheelClient#close()}.
+         * The most connections to the server at once, per form: the sync calls share one pool of them, the async
+         * calls another. Default {@link TickwheelClient#DEFAULT_MAX_CONNECTIONS}; a call that finds every connection
+         * busy waits for one, within its request time-out.
+         */
+        public Builder maxConnections(int maxConnections) {
+            if (maxConnections < 1 || maxConnections > MAX_CONNECTIONS_LIMIT) {
+                throw new IllegalArgumentException("maxConnections must be in 1.." + MAX_CONNECTIONS_LIMIT + ": "
+                        + maxConnections);
+            }
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * Runs the async calls' completions (and so their dependent stages) and their retries. Default: the client's
+         * own pool of daemon threads ({@code tickwheel-client-async-<n>-<m>}, made as needed, gone after 60 s idle).
+         * Not shut down by {@link TickwheelClient#close()}; one that refuses a task fails the call it was for.
          */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }
 
-        /**
-         * An HTTP client to use instead of the client's own (which speaks HTTP/1.1 and follows no redirect). Its
-         * own connect time-out and executor apply; it is not closed by {@link TickwheelClient#close()}.
-         */
-        public Builder httpClient(HttpClient httpClient) {
-            this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
-            return this;
-        }
-
-        /**
-         * @throws IllegalArgumentException if the base URI is not an absolute http(s) URI without query or fragment
-         * @throws IllegalStateException    if a connect time-out is set together with an HTTP client (it would not
-         *                                  apply)
-         */
+        /** @throws IllegalArgumentException if the base URI is not an absolute http(s) URI without query or fragment */
         public TickwheelClient build() {
             String scheme = baseUri.getScheme();
             if (!baseUri.isAbsolute() || baseUri.getHost() == null
@@ -257,32 +274,28 @@ public final class TickwheelClient implements AutoCloseable {
             if (baseUri.getRawQuery() != null || baseUri.getRawFragment() != null) {
                 throw new IllegalArgumentException("baseUri must have no query or fragment, got '" + baseUri + "'");
             }
-            if (httpClient != null && connectTimeout != null) {
-                throw new IllegalStateException("connectTimeout applies only to the client's own HTTP client; set it"
-                        + " on the given one instead (connectTimeout " + connectTimeout + ")");
-            }
             String base = baseUri.toString().replaceAll("/+$", "");
-            Duration connect = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
-            HttpClient http = httpClient;
-            if (http == null) {
-                HttpClient.Builder own = HttpClient.newBuilder()
-                        .version(HttpClient.Version.HTTP_1_1)
-                        .followRedirects(HttpClient.Redirect.NEVER)
-                        .connectTimeout(connect);
-                if (executor != null) {
-                    own.executor(executor);
-                }
-                http = own.build();
-            }
             ClientSettings settings = new ClientSettings(URI.create(base),
-                    httpClient == null ? connect : httpClient.connectTimeout().orElse(null), requestTimeout, retry,
-                    tokens != null, httpClient == null);
+                    connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout, requestTimeout, retry,
+                    maxConnections, tokens != null);
             ObjectMapper json = ClientJson.newMapper();
-            ApiTransport transport = new ApiTransport(http, httpClient == null, base, tokens, requestTimeout, retry,
-                    executor, json);
+            ApiTransport transport = new ApiTransport(settings, base, tokens,
+                    executor == null ? defaultExecutor() : executor, json);
             System.getLogger(TickwheelClient.class.getName()).log(System.Logger.Level.DEBUG,
                     () -> "Tickwheel client: " + settings);
             return new TickwheelClient(settings, transport, json);
+        }
+
+        /** A cached pool of daemon threads: none while no async call runs, so it needs no shutdown. */
+        private static Executor defaultExecutor() {
+            String prefix = "tickwheel-client-async-" + CLIENTS.incrementAndGet() + "-";
+            AtomicInteger threads = new AtomicInteger();
+            return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                    task -> {
+                        Thread thread = new Thread(task, prefix + threads.incrementAndGet());
+                        thread.setDaemon(true);
+                        return thread;
+                    });
         }
 
         private static Duration checkedTimeout(String name, Duration timeout) {

@@ -25,11 +25,11 @@ class TickwheelClientAuthTest {
     @TempDir
     static Path data;
 
-    private static ServerProcess server;
+    private static H2Server server;
 
     @BeforeAll
     static void start() throws Exception {
-        server = ServerProcess.start(data, TOKEN);
+        server = H2Server.start(data, TOKEN);
     }
 
     @AfterAll

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.http.HttpClient;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +20,7 @@ class TickwheelClientBuilderTest {
             assertEquals(TickwheelClient.DEFAULT_REQUEST_TIMEOUT, settings.requestTimeout());
             assertEquals(RetryPolicy.DEFAULTS, settings.retry());
             assertFalse(settings.tokenSupplied());
-            assertTrue(settings.ownHttpClient());
+            assertEquals(TickwheelClient.DEFAULT_MAX_CONNECTIONS, settings.maxConnections());
         }
     }
 
@@ -58,11 +57,17 @@ class TickwheelClientBuilderTest {
     }
 
     @Test
-    void build_refusesAConnectTimeoutWithAGivenHttpClient() {
-        TickwheelClient.Builder builder = TickwheelClient.builder("http://127.0.0.1:7700")
-                .httpClient(HttpClient.newHttpClient()).connectTimeout(Duration.ofSeconds(1));
+    void maxConnections_outOfRange_isRefusedNamingIt_andAValueInRangeIsKept() {
+        TickwheelClient.Builder builder = TickwheelClient.builder("http://127.0.0.1:7700");
 
-        assertTrue(assertThrows(IllegalStateException.class, builder::build).getMessage().contains("PT1S"));
+        assertEquals("maxConnections must be in 1..10000: 0", assertThrows(IllegalArgumentException.class,
+                () -> builder.maxConnections(0)).getMessage());
+        assertEquals("maxConnections must be in 1..10000: 10001", assertThrows(IllegalArgumentException.class,
+                () -> builder.maxConnections(10_001)).getMessage());
+        try (TickwheelClient client = builder.maxConnections(8).connectTimeout(Duration.ofSeconds(1)).build()) {
+            assertEquals(8, client.settings().maxConnections());
+            assertEquals(Duration.ofSeconds(1), client.settings().connectTimeout());
+        }
     }
 
     @Test

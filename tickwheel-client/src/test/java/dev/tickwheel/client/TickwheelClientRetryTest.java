@@ -41,7 +41,7 @@ class TickwheelClientRetryTest {
     @TempDir
     static Path data;
 
-    private static ServerProcess server;
+    private static H2Server server;
     private static WebhookReceiver receiver;
     private static TickwheelClient direct;
 
@@ -49,7 +49,7 @@ class TickwheelClientRetryTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = ServerProcess.start(data, null);
+        server = H2Server.start(data, null);
         receiver = new WebhookReceiver();
         direct = TickwheelClient.builder(server.baseUrl()).build();
     }

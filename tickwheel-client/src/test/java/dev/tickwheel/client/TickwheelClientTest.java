@@ -60,13 +60,13 @@ class TickwheelClientTest {
     @TempDir
     static Path data;
 
-    private static ServerProcess server;
+    private static H2Server server;
     private static WebhookReceiver receiver;
     private static TickwheelClient client;
 
     @BeforeAll
     static void start() throws Exception {
-        server = ServerProcess.start(data, null);
+        server = H2Server.start(data, null);
         receiver = new WebhookReceiver();
         client = TickwheelClient.builder(server.baseUrl()).build();
     }

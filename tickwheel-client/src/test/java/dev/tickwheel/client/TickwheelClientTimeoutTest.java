@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Time-outs that work: a server that accepts and never answers ({@link SilentServer}) makes every call fail within the
- * configured request time-out plus a small margin, measured against the time-out; no sleep anywhere. And connection
+ * Time-outs that work: a server that accepts and never answers ({@link SilentServer}), or one that sends the headers
+ * and never the whole body ({@link HeldAnswerServer}), makes every call fail within the configured request time-out
+ * plus a small margin, measured against the time-out; no sleep anywhere. And connection
  * failures: a refused connection is retried for a read, then an {@link UnavailableException}.
  */
 class TickwheelClientTimeoutTest {
@@ -24,6 +25,7 @@ class TickwheelClientTimeoutTest {
     /** Scheduling on a busy 2-core machine; far below the time-out's own size times the attempts. */
     private static final Duration MARGIN = Duration.ofMillis(750);
     private static final RetryPolicy QUICK_RETRIES = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(20));
+    private static final String HEALTH_BODY = "{\"status\":\"UP\",\"store\":\"UP\",\"wheels\":\"UP\"}";
 
     private static long elapsedMs(long startNanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
@@ -91,6 +93,35 @@ class TickwheelClientTimeoutTest {
             assertTrue(timedOut.timedOut());
             assertTrue(timedOut.getCause() instanceof HttpTimeoutException
                     || timedOut.getCause() instanceof java.util.concurrent.TimeoutException, timedOut.toString());
+            assertTrue(elapsedMs(startNanos) >= TIMEOUT.toMillis());
+        }
+    }
+
+    @Test
+    void read_headersComeButTheBodyNever_failsWithinTheRequestTimeout() throws Exception {
+        try (HeldAnswerServer stalled = new HeldAnswerServer(HEALTH_BODY, true);
+                TickwheelClient client = TickwheelClient.builder(stalled.baseUrl()).requestTimeout(TIMEOUT)
+                        .retryPolicy(RetryPolicy.NONE).build()) {
+            long startNanos = System.nanoTime();
+            UnavailableException timedOut = assertThrows(UnavailableException.class, client::health);
+            long elapsedMs = elapsedMs(startNanos);
+
+            assertTrue(timedOut.timedOut(), timedOut.toString());
+            assertTrue(elapsedMs >= TIMEOUT.toMillis() && elapsedMs <= TIMEOUT.plus(MARGIN).toMillis(),
+                    "failed after " + elapsedMs + " ms with a time-out of " + TIMEOUT.toMillis() + " ms");
+        }
+    }
+
+    @Test
+    void async_headersComeButTheBodyNever_completesExceptionallyWithinTheTimeout() throws Exception {
+        try (HeldAnswerServer stalled = new HeldAnswerServer(HEALTH_BODY, true);
+                TickwheelClient client = TickwheelClient.builder(stalled.baseUrl()).requestTimeout(TIMEOUT)
+                        .retryPolicy(RetryPolicy.NONE).build()) {
+            long startNanos = System.nanoTime();
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> client.healthAsync().get(TIMEOUT.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS));
+
+            assertTrue(assertInstanceOf(UnavailableException.class, failed.getCause()).timedOut());
             assertTrue(elapsedMs(startNanos) >= TIMEOUT.toMillis());
         }
     }

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The single-call rate of Tickwheel's Java client ({@code tickwheel-client}: the JDK's {@code HttpClient}, Jackson,
+ * The single-call rate of Tickwheel's Java client ({@code tickwheel-client}: Apache HttpClient 5, Jackson,
  * typed answers) beside the API benchmark's own JVM client ({@link SchedulingApi}: Apache HttpClient 5, answers
  * scanned as text), in the same run against the same server: figures 1 (run) and 2 (keyed run) of
  * {@link ApiLoadBenchmark}, each client with {@code --concurrency} (32) worker threads blocking on a sync call, so
@@ -51,7 +51,7 @@ public final class ClientRateBenchmark {
 
     private static final Duration HEALTHY_BOUND = Duration.ofMinutes(2);
     private static final String JVM = "JVM client (Apache HttpClient 5)";
-    private static final String TICKWHEEL = "tickwheel-client (JDK HttpClient, Jackson)";
+    private static final String TICKWHEEL = "tickwheel-client (Apache HttpClient 5 classic, Jackson)";
 
     private ClientRateBenchmark() {
     }
