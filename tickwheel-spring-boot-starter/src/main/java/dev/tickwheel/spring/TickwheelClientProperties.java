@@ -23,11 +23,13 @@ public class TickwheelClientProperties {
     private Duration requestTimeout = Duration.ofSeconds(10);
     /** Attempts of a call that is safe to repeat (reads, keyed runs, cancels), the first included. */
     private int maxAttempts = 3;
+    /** Connections kept to the server at most (calls in flight at once). */
+    private int maxConnections = 128;
 
     /** The client these properties describe. */
     TickwheelClient build() {
         TickwheelClient.Builder builder = TickwheelClient.builder(baseUrl).connectTimeout(connectTimeout)
-                .requestTimeout(requestTimeout)
+                .requestTimeout(requestTimeout).maxConnections(maxConnections)
                 .retryPolicy(new RetryPolicy(maxAttempts, RetryPolicy.DEFAULT_INITIAL_BACKOFF,
                         RetryPolicy.DEFAULT_MAX_BACKOFF));
         if (token != null && !token.isBlank()) {
@@ -66,6 +68,14 @@ public class TickwheelClientProperties {
 
     public void setRequestTimeout(Duration requestTimeout) {
         this.requestTimeout = requestTimeout;
+    }
+
+    public int getMaxConnections() {
+        return maxConnections;
+    }
+
+    public void setMaxConnections(int maxConnections) {
+        this.maxConnections = maxConnections;
     }
 
     public int getMaxAttempts() {

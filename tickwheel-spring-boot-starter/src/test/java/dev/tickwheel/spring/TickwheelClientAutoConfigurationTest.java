@@ -47,7 +47,8 @@ class TickwheelClientAutoConfigurationTest {
     void everyProperty_reachesTheClient_withoutAnEngine() throws Exception {
         String[] properties = {"tickwheel.client.base-url=http://tickwheel.internal:7700/",
             "tickwheel.client.token=secret-token", "tickwheel.client.connect-timeout=3s",
-            "tickwheel.client.request-timeout=7s", "tickwheel.client.max-attempts=5"};
+            "tickwheel.client.request-timeout=7s", "tickwheel.client.max-attempts=5",
+            "tickwheel.client.max-connections=16"};
         assertThat(TickwheelAutoConfigurationTest.propertyNames())
                 .filteredOn(name -> name.startsWith("tickwheel.client.")).hasSize(properties.length);
         runner.withPropertyValues(properties).run(context -> {
@@ -58,6 +59,7 @@ class TickwheelClientAutoConfigurationTest {
             assertThat(client.settings().connectTimeout()).isEqualTo(Duration.ofSeconds(3));
             assertThat(client.settings().requestTimeout()).isEqualTo(Duration.ofSeconds(7));
             assertThat(client.settings().retry().maxAttempts()).isEqualTo(5);
+            assertThat(client.settings().maxConnections()).isEqualTo(16);
             assertThat(client.settings().tokenSupplied()).isTrue();
         });
     }
