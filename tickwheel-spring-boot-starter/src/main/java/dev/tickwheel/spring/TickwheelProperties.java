@@ -8,8 +8,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code tickwheel.*} properties: one per setting of {@link TickwheelServer.Builder}, with the builder's defaults
- * (written as literals, so that the configuration metadata shows them; a test compares them with the builder's)
- * (durations take Spring's forms: {@code 15s}, {@code 500ms}, {@code PT2M}), plus where the store lives. Bound once at start-up; the builder validates every value and names the bad one.
+ * (written as literals, so that the configuration metadata shows them; a test compares them with the builder's), plus
+ * where the store lives and the web mount. Durations take Spring's forms ({@code 15s}, {@code 500ms}, {@code PT2M}).
+ * Bound once at start-up; the builder validates every value and names the bad one.
  */
 @ConfigurationProperties(prefix = "tickwheel")
 public class TickwheelProperties {
