@@ -51,13 +51,13 @@ public class TickwheelAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @DependsOnDatabaseInitialization
-    public TickwheelServer tickwheelServer(TickwheelProperties properties, ConfigurableListableBeanFactory beanFactory,
-                                           ObjectProvider<DataSource> dataSources,
-                                           ObjectProvider<TickwheelBuilderCustomizer> customizers) {
+    TickwheelServer tickwheelServer(TickwheelProperties properties, ConfigurableListableBeanFactory beanFactory,
+                                    HandlerDiscovery handlers, ObjectProvider<DataSource> dataSources,
+                                    ObjectProvider<TickwheelBuilderCustomizer> customizers) {
         TickwheelServer.Builder builder = TickwheelServer.builder();
         properties.applyTo(builder);
         chooseStore(properties.getStore(), beanFactory, dataSources, builder);
-        HandlerDiscovery.scan(beanFactory).registerOn(builder);
+        handlers.registerOn(builder);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build().open();
     }
@@ -107,11 +107,20 @@ public class TickwheelAutoConfiguration {
     /** Declares the code's jobs, then starts scheduling once every singleton exists; stops it first at close. */
     @Bean
     @ConditionalOnMissingBean
-    public TickwheelLifecycle tickwheelLifecycle(TickwheelServer server, ConfigurableListableBeanFactory beanFactory,
-                                                 ObjectProvider<JobDefinition> definitions) {
-        List<JobSpec> jobs = new ArrayList<>(HandlerDiscovery.scan(beanFactory).declaredJobs());
+    TickwheelLifecycle tickwheelLifecycle(TickwheelServer server, HandlerDiscovery handlers,
+                                          ObjectProvider<JobDefinition> definitions) {
+        List<JobSpec> jobs = new ArrayList<>(handlers.declaredJobs());
         definitions.orderedStream().map(JobDefinition::spec).forEach(jobs::add);
         return new TickwheelLifecycle(server, jobs);
+    }
+
+    /**
+     * The handlers and code-declared jobs among the bean definitions, looked for once: the engine registers the
+     * handlers, the lifecycle declares the jobs.
+     */
+    @Bean
+    static HandlerDiscovery tickwheelHandlerDiscovery(ConfigurableListableBeanFactory beanFactory) {
+        return HandlerDiscovery.scan(beanFactory);
     }
 
     /** {@code spring.main.lazy-initialization=true} must not keep scheduling from starting. */

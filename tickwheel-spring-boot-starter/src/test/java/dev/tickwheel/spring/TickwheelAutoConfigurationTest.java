@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.JobSpec;
 import dev.tickwheel.server.RunSpec;
 import dev.tickwheel.server.TickwheelServer;
@@ -432,13 +433,9 @@ class TickwheelAutoConfigurationTest {
                             Target.handler("remind")));
                     long id = server.jobs().run(job.id(), RunSpec.after(0, "{}")).instance().id();
                     assertThat(reminders.calls().poll(20, TimeUnit.SECONDS)).isEqualTo("{}:true");
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (server.instances().history(id).orElseThrow().instance().status()
-                            != dev.tickwheel.server.instance.InstanceStatus.SUCCEEDED && System.nanoTime() < deadline) {
-                        Thread.sleep(20); // polling the store for the outcome
-                    }
-                    assertThat(server.instances().history(id).orElseThrow().instance().status())
-                            .isEqualTo(dev.tickwheel.server.instance.InstanceStatus.SUCCEEDED);
+                    Await.until("the outcome SUCCEEDED committed", Duration.ofSeconds(20),
+                            () -> server.instances().history(id).orElseThrow().instance().status()
+                                    == dev.tickwheel.server.instance.InstanceStatus.SUCCEEDED);
                     assertThat(server.leases().heldShards()).hasSize(256);
                     // A second context on the same database would see the engine's committed rows.
                     try (Connection other = context.getBean(DataSource.class).getConnection();

@@ -2,6 +2,7 @@ package dev.tickwheel.example.reminders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.store.ClusterView;
 import java.time.Duration;
@@ -71,13 +72,7 @@ class ReminderClusterPostgresTest {
         return holders;
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 60 s: " + what);
-            }
-            Thread.sleep(50); // polling for an outcome; no timing is asserted by it
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Await.until(what, Duration.ofSeconds(60), condition);
     }
 }

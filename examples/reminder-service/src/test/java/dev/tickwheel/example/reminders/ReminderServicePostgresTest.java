@@ -3,6 +3,7 @@ package dev.tickwheel.example.reminders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -186,29 +187,15 @@ class ReminderServicePostgresTest {
         return tickwheel.instances().findByKey(remindersJobId(), Reminder.runKey(reminderId));
     }
 
-    private Reminder awaitStatus(long id, String status) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        Reminder last = null;
-        while (System.nanoTime() < deadline) {
-            last = reminders.find(id).orElseThrow();
-            if (last.status().equals(status)) {
-                return last;
-            }
-            Thread.sleep(20); // polling the store for an outcome; no timing is asserted by it
-        }
-        throw new AssertionError("reminder " + id + " not " + status + " within 20 s: " + last);
+    private Reminder awaitStatus(long id, String status) {
+        Await.until(() -> "reminder " + id + " " + status + ": " + reminders.find(id), Duration.ofSeconds(20),
+                () -> reminders.find(id).orElseThrow().status().equals(status));
+        return reminders.find(id).orElseThrow();
     }
 
-    private Instance awaitRunStatus(long reminderId, InstanceStatus status) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        Optional<Instance> last = Optional.empty();
-        while (System.nanoTime() < deadline) {
-            last = runOf(reminderId);
-            if (last.isPresent() && last.get().status() == status) {
-                return last.get();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("run of reminder " + reminderId + " not " + status + " within 20 s: " + last);
+    private Instance awaitRunStatus(long reminderId, InstanceStatus status) {
+        Await.until(() -> "run of reminder " + reminderId + " " + status + ": " + runOf(reminderId),
+                Duration.ofSeconds(20), () -> runOf(reminderId).map(Instance::status).orElse(null) == status);
+        return runOf(reminderId).orElseThrow();
     }
 }

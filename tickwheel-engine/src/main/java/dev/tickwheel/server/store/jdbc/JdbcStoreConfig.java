@@ -113,7 +113,12 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
 
     /** The URL with any password parameter masked, for logs. */
     public String redactedJdbcUrl() {
-        return jdbcUrl.replaceAll("(?i)(password=)[^&;]*", "$1***");
+        return redacted(jdbcUrl);
+    }
+
+    /** {@code url} with any password parameter masked, for logs. */
+    static String redacted(String url) {
+        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
     }
 
     /**

@@ -104,7 +104,7 @@ public final class JdbcStores implements AutoCloseable {
                         + " add ;DB_CLOSE_ON_EXIT=FALSE to its URL", url);
             }
             return open(config, config.dataSource(), null, SqlDialect.forJdbcUrl(url),
-                    url.replaceAll("(?i)(password=)[^&;]*", "$1***") + " (the application's data source)");
+                    JdbcStoreConfig.redacted(url) + " (the application's data source)");
         }
         HikariDataSource pool;
         try {
