@@ -35,11 +35,11 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * hour away sleeps for an hour unless a sooner timeout or a cancel wakes it.
  *
  * <p>Before parking the worker publishes its wake-up time in {@code wakeAtNanos}, then re-checks both queues. A
- * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier; a
- * canceller likewise, if the worker would otherwise sleep for more than a tick. Both sides write then read volatile
- * state in opposite order (a queue's producer index is written by an atomic add), so at least one of them sees the
- * other: a sooner timeout is never stranded behind a long park, a cancelled node is not held until its deadline, and
- * most schedule calls do not pay for an unpark.
+ * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier. Both
+ * sides write then read volatile state in opposite order (a queue's producer index is written by an atomic add), so
+ * at least one of them sees the other: a sooner timeout is never stranded behind a long park, and most schedule calls
+ * do not pay for an unpark. A cancel does not wake the worker (see Caveats), except once per
+ * {@link #CANCELS_PER_WAKE} cancels.
  *
  * <h2>Expiry</h2>
  *
@@ -53,9 +53,10 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it (and to run them, without an executor); with a
  * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A
- * cancelled node is unlinked, and its memory released, by the worker's next pass: the one after the pass running at the
- * time of the cancel, or, if the worker is parked, one that starts at once (a park longer than a tick) or within the
- * tick.
+ * cancelled node is unlinked, and its memory released, by the worker's next pass, which the cancel does not force:
+ * waking a parked worker costs a system call, and a burst of cancels would pay it over and over. That pass comes at
+ * the wheel's next deadline or sooner timeout, or once {@link #CANCELS_PER_WAKE} cancels have queued since the last
+ * such wake-up, so a parked timer pins at most about that many cancelled nodes beyond what it held before.
  *
  * <p>A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from when it is built: a deadline beyond it
  * is refused. Should the ticker pass that end, time stands still at the end for the timer: everything pending fires and
@@ -71,6 +72,8 @@ public final class HashedWheelTimer implements Timer {
     public static final int DEFAULT_MAX_TRANSFERS_PER_PASS = 100_000;
     /** Largest number of buckets. */
     public static final int MAX_TICKS_PER_WHEEL = 1 << 30;
+    /** A parked worker is woken to release cancelled nodes once this many cancels have queued since the last time. */
+    public static final int CANCELS_PER_WAKE = 4096;
 
     private static final int INIT = 0;
     private static final int STARTED = 1;
@@ -116,6 +119,9 @@ public final class HashedWheelTimer implements Timer {
     private final AtomicInteger lifecycle = new AtomicInteger(INIT);
     // volatile: the worker's park deadline (rel ns), IDLE or AWAKE; read by producers to decide whether to unpark.
     private volatile long wakeAtNanos = AWAKE;
+    // volatile: the cancellation queue's producer index when a canceller last woke the worker; racing cancellers may
+    // both wake it, or move this back by a few, which only moves the next wake-up by as many cancels.
+    private volatile long cancelsAtLastWake;
     // volatile: set by the worker on exit, read by stop() once workerExited is open.
     private volatile List<TimerFuture> unprocessed = List.of();
     // Opened by the worker as it exits (or by start() if the thread could not be started). stop() waits on this, not
@@ -241,6 +247,7 @@ public final class HashedWheelTimer implements Timer {
         if (timeout.isLinked()) {
             throw new IllegalStateException("timeout is still linked in a wheel: " + timeout);
         }
+        timeout.owner = this;
         enqueue(timeout);
     }
 
@@ -253,8 +260,8 @@ public final class HashedWheelTimer implements Timer {
         }
     }
 
+    /** Hands a timeout this timer owns (claimed by {@code schedule}, or set by {@code accept}) to the worker. */
     private void enqueue(WheelTimeout timeout) {
-        timeout.owner = this;
         scheduled.increment();
         transfers.offer(timeout);
         if (lifecycle.get() == STOPPED && timeout.cancel()) {
@@ -281,11 +288,16 @@ public final class HashedWheelTimer implements Timer {
             return;
         }
         cancellations.offer(timeout);
-        // Release the node within a tick: wake a worker parked for longer than that.
-        long wakeAt = wakeAtNanos;
-        if (wakeAt != AWAKE && wakeAt - relativeNow(ticker.read()) > tickNanos
-                && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
-            parker.unpark(worker);
+        // No wake-up per cancel (an unpark is a system call, and a parked worker may be woken by every cancel of a
+        // burst): the worker unlinks the node on its next pass. Every CANCELS_PER_WAKE-th cancel wakes a parked
+        // worker, so a burst of cancels on an idle wheel pins at most about that many nodes beyond one pass.
+        long queued = cancellations.currentProducerIndex();
+        if (queued - cancelsAtLastWake >= CANCELS_PER_WAKE) {
+            cancelsAtLastWake = queued;
+            long wakeAt = wakeAtNanos;
+            if (wakeAt != AWAKE && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
+                parker.unpark(worker);
+            }
         }
     }
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.base.Ticker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -100,21 +101,51 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
     }
 
     @Test
-    void cancel_beforeDeadline_neverRunsAndIsReleasedWithoutWaitingForDeadline() {
+    void cancel_beforeDeadline_neverRuns_releasedByTheWorkersNextPassWithoutWakingIt() {
         timer = builder().build();
         TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
         clock.awaitSettled();
         assertTrue(future.cancel());
         assertFalse(future.cancel());
         clock.awaitSettled();
-        // The worker woke up, unlinked the node and now has nothing to wait for.
-        assertEquals(Long.MAX_VALUE, workerParkedUntil());
+        // No wake-up per cancel: the worker still sleeps towards the cancelled deadline, holding the node.
+        assertEquals(TimeUnit.HOURS.toNanos(1), workerParkedUntil());
+        assertEquals(1, timer.stats().pending());
+        // Any pass releases it: here the one a sooner timeout wakes the worker for.
+        timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
+        clock.awaitSettled();
         assertEquals(1, timer.stats().cancelled());
-        assertEquals(0, timer.stats().pending());
+        assertEquals(1, timer.stats().pending(), "only the new timeout");
+        clock.advance(Duration.ofMillis(5));
         clock.advance(Duration.ofHours(2));
-        assertEquals(List.of(), fireTimes);
+        assertEquals(List.of(TimeUnit.MILLISECONDS.toNanos(5)), fireTimes, "the cancelled one never ran");
         assertTrue(future.isCancelled());
         assertFalse(future.isStarted());
+    }
+
+    @Test
+    void cancel_aBurstOnAParkedWorker_wakesItOncePerCancelsPerWake_soTheNodesPinnedStayBounded() {
+        timer = builder().build();
+        int count = 3 * HashedWheelTimer.CANCELS_PER_WAKE + 5;
+        List<TimerFuture> futures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            futures.add(timer.schedule(recordFire(), 1 + i % 50, TimeUnit.HOURS));
+        }
+        clock.awaitSettled();
+        assertEquals(TimeUnit.HOURS.toNanos(1), workerParkedUntil());
+        for (TimerFuture future : futures) {
+            assertTrue(future.cancel());
+        }
+        clock.awaitSettled();
+        // Three wake-ups released at least the first 3 * CANCELS_PER_WAKE (each pass takes what is queued by then);
+        // at most the last five wait for the next pass.
+        long released = timer.stats().cancelled();
+        assertTrue(released >= 3L * HashedWheelTimer.CANCELS_PER_WAKE, "released " + released);
+        assertEquals(count - released, timer.stats().pending());
+        clock.advance(Duration.ofHours(60));
+        assertEquals(List.of(), fireTimes);
+        assertEquals(count, timer.stats().cancelled());
+        assertEquals(0, timer.stats().pending());
     }
 
     @Test

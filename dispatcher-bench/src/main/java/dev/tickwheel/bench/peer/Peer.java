@@ -23,6 +23,8 @@ public enum Peer {
     NETTY_MAP("netty+map", Kind.INSTANCE, "Netty (as above) + ConcurrentHashMap<Long, Timeout>"),
     KAFKA_MAP("kafka+map", Kind.INSTANCE, "Kafka (as above) + ConcurrentHashMap<Long, TimerTask>"),
     STPE_MAP("stpe+map", Kind.INSTANCE, "STPE (as above) + ConcurrentHashMap<Long, ScheduledFuture>"),
+    POWERJOB_SERVICE("powerjob-service", Kind.INSTANCE,
+            "PowerJob InstanceTimeWheelService 5.1.1 itself (static; its CARGO; cancel = fetchTimerFuture(id).cancel())"),
     POWERJOB_TWO_TIER("powerjob-2tier", Kind.INSTANCE,
             "PowerJob wheels 1 ms × 4096 + 10 s × 12, ConcurrentHashMap<Long, TimerFuture> CARGO, PowerJob routing"),
 
@@ -75,6 +77,7 @@ public enum Peer {
             case NETTY_MAP -> new BoxedMapContender(new NettyTimer());
             case KAFKA_MAP -> new BoxedMapContender(new KafkaTimer());
             case STPE_MAP -> new BoxedMapContender(new StpeTimer());
+            case POWERJOB_SERVICE -> new PowerJobService();
             case POWERJOB_TWO_TIER -> new PowerJobTwoTier();
             case NONE -> new NoTimer();
         };

@@ -4,8 +4,8 @@ import dev.tickwheel.timer.WheelTimeout;
 
 /**
  * The single handle of one pending instance: its timer node in whichever wheel holds it, its CARGO entry (the index
- * stores the node itself and keys it by {@link #uniqueId()}), and the {@link dev.tickwheel.timer.TimerFuture} the
- * caller gets back. It moves from the coarse to the precise wheel without being copied.
+ * chains the nodes themselves through {@link #chainNext}, keyed by {@link #uniqueId()}), and the
+ * {@link dev.tickwheel.timer.TimerFuture} the caller gets back. It moves from the coarse to the precise wheel without being copied.
  *
  * <p>Thread-safe (see {@link WheelTimeout}).
  */
@@ -13,6 +13,8 @@ final class InstanceTimeout extends WheelTimeout {
 
     private final long uniqueId;
     private final PendingInstanceIndex index;
+    // The next node in this node's CARGO bucket; guarded by the index stripe's monitor.
+    InstanceTimeout chainNext;
 
     InstanceTimeout(long uniqueId, Runnable task, PendingInstanceIndex index) {
         super(task);

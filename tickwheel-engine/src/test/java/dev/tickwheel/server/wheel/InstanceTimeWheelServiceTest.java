@@ -91,19 +91,23 @@ class InstanceTimeWheelServiceTest {
     }
 
     @Test
-    void cancel_anHourLater_returnsTrueNeverRunsAndFreesBothWheels() {
+    void cancel_anHourLater_returnsTrueNeverRunsLeavesCargoAtOnceAndTheCoarseWheelOnItsNextPass() {
         service = builder().build();
         service.schedule(43, Duration.ofHours(3).toMillis(), record("43"));
+        service.schedule(44, Duration.ofHours(2).toMillis(), record("44"));
         clock.advance(Duration.ofHours(1));
         assertTrue(service.cancel(43));
         assertFalse(service.cancel(43), "second cancel");
-        clock.awaitSettled();
-        assertEquals(1, service.coarseWheelStats().cancelled(), "coarse wheel unlinked it");
-        assertEquals(0, service.coarseWheelStats().pending());
-        assertEquals(0, service.pendingCount());
+        assertEquals(1, service.pendingCount(), "CARGO let go of 43 at once");
         assertTrue(service.fetchTimerFuture(43).isEmpty());
+        clock.awaitSettled();
+        assertEquals(2, service.coarseWheelStats().pending(), "the cancel did not wake the coarse worker");
+        clock.advance(Duration.ofHours(1).minusSeconds(60)); // 44's hand-off: the coarse worker's next pass
+        assertEquals(1, service.coarseWheelStats().cancelled(), "coarse wheel unlinked 43 on that pass");
+        assertEquals(0, service.coarseWheelStats().pending());
+        clock.advance(Duration.ofSeconds(60));
         clock.advance(Duration.ofHours(3));
-        assertEquals(List.of(), fired);
+        assertEquals(List.of("44@" + Duration.ofHours(2).toMillis()), fired, "43 never ran");
     }
 
     @Test
