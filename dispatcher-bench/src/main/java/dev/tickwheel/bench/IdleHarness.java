@@ -40,6 +40,7 @@ public final class IdleHarness {
         List<Peer> peers = new ArrayList<>();
         peers.add(Peer.NONE);
         peers.addAll(Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p == Peer.TICKWHEEL_SERVICE
+                || p == Peer.POWERJOB_SERVICE
                 || p == Peer.POWERJOB_TWO_TIER).toList());
         return peers;
     }

@@ -55,6 +55,7 @@ public final class LatenessHarness {
 
     public static List<Peer> defaultPeers() {
         return Peer.all().stream().filter(p -> p.kind() == Peer.Kind.TIMER || p == Peer.TICKWHEEL_SERVICE
+                || p == Peer.POWERJOB_SERVICE
                 || p == Peer.POWERJOB_TWO_TIER).toList();
     }
 

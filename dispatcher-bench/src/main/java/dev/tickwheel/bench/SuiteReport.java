@@ -101,7 +101,7 @@ final class SuiteReport {
                 + "in CARGO and removes entries on cancel (PowerJob itself skips delays ≤ 1 s and leaks cancelled "
                 + "entries): both in PowerJob's favour here.\n\n");
 
-        s.append("## Targets (issue 3)\n\n").append(new TargetVerdicts(lateness, idle, memory, throughput, scaling)
+        s.append("## Targets (issues 3 and 26)\n\n").append(new TargetVerdicts(lateness, idle, memory, throughput, scaling)
                 .render()).append('\n');
 
         s.append("## 1. Fire lateness, 20 000 timers over 0–2 s\n\n")

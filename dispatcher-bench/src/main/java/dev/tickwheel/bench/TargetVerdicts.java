@@ -67,6 +67,27 @@ final class TargetVerdicts {
                 Peer.STPE_MAP, 3);
         ratio("cancel ≥ 2× STPE's", throughput, "cancel_ops", Peer.TICKWHEEL_TIMER, Peer.STPE, 2);
         ratio("cancel by unique ID ≥ 2× STPE's", throughput, "cancel_ops", Peer.TICKWHEEL_SERVICE, Peer.STPE_MAP, 2);
+        ratio("issue 26: schedule by ID, 1 producer ≥ 2.5× PowerJob's service", throughput, "schedule_p1_ops",
+                Peer.TICKWHEEL_SERVICE, Peer.POWERJOB_SERVICE, 2.5);
+        ratio("issue 26: schedule by ID, 2 producers ≥ 3× PowerJob's service", throughput, "schedule_p2_ops",
+                Peer.TICKWHEEL_SERVICE, Peer.POWERJOB_SERVICE, 3);
+        ratio("issue 26: cancel by ID ≥ 1.5× PowerJob's service", throughput, "cancel_ops", Peer.TICKWHEEL_SERVICE,
+                Peer.POWERJOB_SERVICE, 1.5);
+        Double mineBytes = median(memory, Peer.TICKWHEEL_SERVICE, "bytes_per_pending");
+        Double serviceBytes = median(memory, Peer.POWERJOB_SERVICE, "bytes_per_pending");
+        if (mineBytes != null && serviceBytes != null) {
+            verdict("issue 26: bytes per pending instance ≤ ½ of PowerJob's service (`tickwheel-service`)",
+                    f("%.1f vs %.1f B (%.2f×)", mineBytes, serviceBytes, mineBytes / serviceBytes),
+                    mineBytes <= serviceBytes / 2);
+        }
+        ForkResult serviceLateness = lateness.byPeer().get(Peer.TICKWHEEL_SERVICE);
+        ForkResult stpeLateness = lateness.byPeer().get(Peer.STPE);
+        if (serviceLateness != null && stpeLateness != null) {
+            double mineP99 = serviceLateness.summary("p99_us").median() / 1000;
+            double stpeP99 = stpeLateness.summary("p99_us").median() / 1000;
+            verdict("issue 26: lateness p99 within 1.5× STPE's (`tickwheel-service` vs `stpe`)",
+                    f("%.3f vs %.3f ms (%.2f×)", mineP99, stpeP99, mineP99 / stpeP99), mineP99 <= 1.5 * stpeP99);
+        }
         Double mine = median(memory, Peer.TICKWHEEL_SERVICE, "bytes_per_pending");
         Double pj = median(memory, Peer.POWERJOB_TWO_TIER, "bytes_per_pending");
         if (mine != null && pj != null) {

@@ -40,7 +40,7 @@ public class ScheduleCancelBenchmark {
     private static final int IN_FLIGHT_IDS = 1024;
 
     @Param({"tickwheel-service", "tickwheel-timer", "netty", "netty+map", "kafka", "kafka+map", "stpe", "stpe+map",
-            "powerjob", "powerjob-2tier", "tickwheel-timer+map"})
+            "powerjob", "powerjob-service", "powerjob-2tier", "tickwheel-timer+map"})
     public String peer;
 
     @Param({"1000", "10000", "100000", "1000000"})
