@@ -112,7 +112,7 @@ final class BatchTransitions {
         }
     }
 
-    /** The fallback for databases whose multi-row compare-and-set is not exact under races (H2); see {@link #claimOn}. */
+    /** The fallback where a multi-row compare-and-set is not exact under races (H2); see {@link #claimOn}. */
     private List<Instance> claimRowByRow(Connection connection, Long[] ids, Long[] armedForMs, long nowMs)
             throws SQLException {
         Map<Long, Long> armedFor = new HashMap<>();
