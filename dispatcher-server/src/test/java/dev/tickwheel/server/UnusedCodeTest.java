@@ -58,6 +58,9 @@ class UnusedCodeTest {
             // Opening the store from a URL or a full configuration: dispatcher-bench and embedders do it.
             "dev.tickwheel.server.store.jdbc.JdbcStores#open",
             "dev.tickwheel.server.store.jdbc.JdbcStoreConfig$Builder",
+            // The engine's per-instance statements on a caller's connection: dispatcher-bench's store ceiling runs
+            // them from bare loops, so that it measures exactly what the engine sends.
+            "dev.tickwheel.server.store.jdbc.InstancePathStatements",
             // Jobs declared in code, and finding a declared job's id: the Spring Boot starter's lifecycle and the
             // applications using it call these (tickwheel-spring-boot-starter is not imported here).
             "dev.tickwheel.server.JobService#declare",

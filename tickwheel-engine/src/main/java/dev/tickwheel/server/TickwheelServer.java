@@ -93,11 +93,13 @@ public final class TickwheelServer implements AutoCloseable {
     /** The shortest store timeout: HikariCP refuses connection timeouts below 250 ms. */
     public static final Duration MIN_STORE_TIMEOUT = Duration.ofMillis(250);
     /**
-     * Threads of the in-process handler pool: the most synchronous handler calls in flight. 64: a handler's slot is
-     * taken before its claim, so the pool's size also bounds how many handler calls one claim statement carries;
-     * handlers are usually I/O-bound; an idle thread costs little.
+     * Threads of the in-process handler pool: the most synchronous handler calls in flight. 256: a handler's slot is
+     * taken before its claim, so the pool's size also bounds how many handler calls the claim statements in flight
+     * carry; with 64 the claim thread was busy all the time with statements of a few dozen rows, each paying a
+     * statement's fixed cost (docs/e2e-benchmark.md, "Store ceiling"). Handlers are usually I/O-bound; the pool
+     * starts threads only as calls come and ends those idle for a minute.
      */
-    public static final int DEFAULT_HANDLER_THREADS = 64;
+    public static final int DEFAULT_HANDLER_THREADS = 256;
 
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";

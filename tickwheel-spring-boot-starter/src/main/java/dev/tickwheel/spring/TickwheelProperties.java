@@ -40,7 +40,7 @@ public class TickwheelProperties {
     /** Calls in flight to one webhook host, at most. */
     private int maxCallsPerHost = 500;
     /** Threads of the pool that runs synchronous handlers. */
-    private int handlerThreads = 64;
+    private int handlerThreads = 256;
     /** How long stopping lets calls in flight end and records their outcomes. */
     private Duration stopTimeout = Duration.ofSeconds(10);
     /** The longest a caller waits on the store (at least 250ms); past it the call fails and may be repeated. */

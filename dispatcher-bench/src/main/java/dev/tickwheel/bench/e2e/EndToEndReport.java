@@ -31,7 +31,13 @@ public final class EndToEndReport {
     }
 
     private static String stat(List<RunResult> runs, ToDoubleFunction<RunResult> measure) {
-        double[] values = runs.stream().mapToDouble(measure).sorted().toArray();
+        return medianMinMax(runs.stream().mapToDouble(measure).toArray());
+    }
+
+    /** {@code median (min-max)} of some runs' values, rounded to whole numbers. */
+    public static String medianMinMax(double[] runValues) {
+        double[] values = runValues.clone();
+        java.util.Arrays.sort(values);
         double median = values.length % 2 == 1 ? values[values.length / 2]
                 : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
         return String.format("%,.0f (%,.0f-%,.0f)", median, values[0], values[values.length - 1]);

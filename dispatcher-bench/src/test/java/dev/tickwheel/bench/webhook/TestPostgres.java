@@ -32,7 +32,8 @@ public final class TestPostgres {
         return url();
     }
 
-    static BenchDatabase schema() {
+    /** A fresh schema on the test server; fails (never skips) if it is unreachable. */
+    public static BenchDatabase schema() {
         String url = url();
         try {
             return BenchDatabase.postgres(url);

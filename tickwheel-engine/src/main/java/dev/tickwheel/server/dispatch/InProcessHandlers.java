@@ -39,6 +39,9 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     /** Target key of asynchronous handlers: limited by the server and job limits only. */
     public static final String ASYNC_TARGET = "in-process async handlers";
 
+    /** Seconds a handler thread waits for its next call before it ends. */
+    private static final long IDLE_THREAD_KEEP_ALIVE_S = 60;
+
     private final Map<String, JobHandler> handlers;
     private final Map<String, AsyncJobHandler> asyncHandlers;
     private final int threads;
@@ -63,8 +66,10 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
         }
         this.threads = threads;
         // Unbounded queues, bounded in effect by admission: at most `threads` synchronous calls are admitted at once.
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                new NamedThreadFactory("handler", true));
+        // Threads start as calls come (a burst may start them all) and end after a minute idle: idle costs nothing.
+        this.pool = new ThreadPoolExecutor(threads, threads, IDLE_THREAD_KEEP_ALIVE_S, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), new NamedThreadFactory("handler", true));
+        this.pool.allowCoreThreadTimeOut(true);
         this.startPool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                 new NamedThreadFactory("handler-start", true));
     }

@@ -396,8 +396,9 @@ class InstanceDispatcherTest {
         assertEquals("AssertionError: expected 3 but was 4", stores.instances().get(first).orElseThrow().error());
         assertEquals("StackOverflowError", stores.instances().get(second).orElseThrow().error());
         assertEquals("AssertionError: expected 3 but was 4", stores.instances().get(third).orElseThrow().error());
-        assertEquals(0, dispatcher.callsInFlight(), "no slot leaked");
-        assertEquals(List.of(first, second, third).size(), completed.size());
+        // The outcome thread writes FAILED, tells the completion listener, then gives the slot back: wait for both.
+        Await.until("no slot leaked", WAIT, () -> dispatcher.callsInFlight() == 0);
+        Await.until("three completions", WAIT, () -> completed.size() == List.of(first, second, third).size());
     }
 
     @Test

@@ -2,8 +2,9 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceTransition;
-import java.sql.SQLException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Instant;
@@ -72,59 +73,76 @@ final class BatchTransitions {
     }
 
     private List<Instance> claimChunk(List<Map.Entry<Long, Long>> chunk, long nowMs) {
-        if (!batchedCasIsExact) {
-            return claimRowByRow(chunk, nowMs);
-        }
         Long[] ids = new Long[chunk.size()];
         Long[] armedFor = new Long[chunk.size()];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = chunk.get(i).getKey();
             armedFor[i] = chunk.get(i).getValue();
         }
-        return runner.autoCommit("claim " + ids.length + " instances", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
-                TransitionBinding.claim(ps, nowMs,
-                        TransitionBinding.ids(connection.createArrayOf("bigint", ids)),
-                        TransitionBinding.ids(connection.createArrayOf("bigint", armedFor)), fence);
-                List<Instance> claimed = new ArrayList<>(ids.length);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(InstanceRowMapper.read(rs));
-                    }
-                }
-                return claimed;
-            }
-        });
+        if (!batchedCasIsExact) {
+            return runner.inTransaction("claim " + ids.length + " instances one by one",
+                    connection -> claimOn(connection, ids, armedFor, nowMs));
+        }
+        return runner.autoCommit("claim " + ids.length + " instances",
+                connection -> claimOn(connection, ids, armedFor, nowMs));
     }
 
     /**
-     * The fallback for databases whose multi-row compare-and-set is not exact under races (H2): one single-row
-     * {@link InstanceSql#claim} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
-     * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
-     * sees the claim.
+     * Claims one chunk on {@code connection} (ids ascending, each with the time its timer was armed for): on
+     * PostgreSQL one {@link InstanceSql#claimAllReturningRows} in the connection's auto-commit mode; on H2 (see
+     * {@link #setsNeedTransaction}) one single-row {@link InstanceSql#claim} per id in one JDBC batch
+     * ({@link RowByRowCas}), whose per-statement counts say which ids this call won, then one read of the won rows
+     * (only their claimant moves DISPATCHING rows on, so the read sees the claim), inside the caller's transaction.
      */
-    private List<Instance> claimRowByRow(List<Map.Entry<Long, Long>> chunk, long nowMs) {
-        Map<Long, Long> armedFor = new HashMap<>();
-        chunk.forEach(e -> armedFor.put(e.getKey(), e.getValue()));
-        List<Long> ids = chunk.stream().map(Map.Entry::getKey).toList();
-        return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
-            Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
-                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
-                            TransitionBinding.id(armedFor.get(id)), fence));
-            List<Instance> claimed = new ArrayList<>(won.size());
-            if (won.isEmpty()) {
-                return claimed;
-            }
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
-                ps.setArray(1, connection.createArrayOf("bigint", won.toArray(new Long[0])));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(InstanceRowMapper.read(rs));
-                    }
+    List<Instance> claimOn(Connection connection, Long[] ids, Long[] armedFor, long nowMs) throws SQLException {
+        if (!batchedCasIsExact) {
+            return claimRowByRow(connection, ids, armedFor, nowMs);
+        }
+        try (PreparedStatement ps = connection.prepareStatement(sql.claimAllReturningRows)) {
+            TransitionBinding.claim(ps, nowMs,
+                    TransitionBinding.ids(connection.createArrayOf("bigint", ids)),
+                    TransitionBinding.ids(connection.createArrayOf("bigint", armedFor)), fence);
+            List<Instance> claimed = new ArrayList<>(ids.length);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    claimed.add(InstanceRowMapper.read(rs));
                 }
             }
             return claimed;
-        });
+        }
+    }
+
+    /** The fallback where a multi-row compare-and-set is not exact under races (H2); see {@link #claimOn}. */
+    private List<Instance> claimRowByRow(Connection connection, Long[] ids, Long[] armedForMs, long nowMs)
+            throws SQLException {
+        Map<Long, Long> armedFor = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            armedFor.put(ids[i], armedForMs[i]);
+        }
+        Set<Long> won = RowByRowCas.apply(connection, List.of(ids), sql.claim,
+                (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
+                        TransitionBinding.id(armedFor.get(id)), fence));
+        List<Instance> claimed = new ArrayList<>(won.size());
+        if (won.isEmpty()) {
+            return claimed;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
+            ps.setArray(1, connection.createArrayOf("bigint", won.toArray(new Long[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    claimed.add(InstanceRowMapper.read(rs));
+                }
+            }
+        }
+        return claimed;
+    }
+
+    /**
+     * Whether {@link #claimOn} and {@link #succeedOn} must run inside a transaction (H2's row-by-row batches, which
+     * {@link RowByRowCas} requires) rather than in auto-commit mode (PostgreSQL's single statements).
+     */
+    boolean setsNeedTransaction() {
+        return !batchedCasIsExact;
     }
 
     /**
@@ -170,28 +188,33 @@ final class BatchTransitions {
     }
 
     private Set<Long> succeedChunk(List<Long> ids) {
-        InstanceTransition t = InstanceTransition.SUCCEED;
         long nowMs = clock.millis();
+        Long[] chunk = ids.toArray(new Long[0]);
         if (!batchedCasIsExact) {
-            return succeedRowByRow(ids, nowMs);
+            return runner.inTransaction("succeed " + ids.size() + " instances one by one",
+                    connection -> succeedOn(connection, chunk, nowMs));
         }
-        return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
-                TransitionBinding.finish(ps, t, null, nowMs,
-                        TransitionBinding.ids(connection.createArrayOf("bigint", ids.toArray(new Long[0]))),
-                        claimEpochHeld);
-                return readIds(ps);
-            }
-        });
+        return runner.autoCommit("succeed " + ids.size() + " instances",
+                connection -> succeedOn(connection, chunk, nowMs));
     }
 
-    /** The fallback of {@link #claimRowByRow} for successes: one single-row {@link InstanceSql#FINISH} per id. */
-    private Set<Long> succeedRowByRow(List<Long> ids, long nowMs) {
+    /**
+     * Moves one chunk of ids (ascending) DISPATCHING → SUCCEEDED on {@code connection} and returns the ids it moved:
+     * on PostgreSQL one {@link InstanceSql#FINISH_ALL} returning the ids, in auto-commit mode; on H2 one single-row
+     * {@link InstanceSql#FINISH} per id in one JDBC batch, inside the caller's transaction (see {@link #claimOn}).
+     */
+    Set<Long> succeedOn(Connection connection, Long[] ids, long nowMs) throws SQLException {
         InstanceTransition t = InstanceTransition.SUCCEED;
-        return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
-                RowByRowCas.apply(connection, ids, InstanceSql.FINISH,
-                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
-                                claimEpochHeld)));
+        if (!batchedCasIsExact) {
+            return RowByRowCas.apply(connection, List.of(ids), InstanceSql.FINISH,
+                    (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
+                            claimEpochHeld));
+        }
+        try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
+            TransitionBinding.finish(ps, t, null, nowMs,
+                    TransitionBinding.ids(connection.createArrayOf("bigint", ids)), claimEpochHeld);
+            return readIds(ps);
+        }
     }
 
     private static Set<Long> readIds(PreparedStatement ps) throws SQLException {

@@ -59,6 +59,9 @@ public final class JdbcStores implements AutoCloseable {
     private final ClusterStore cluster;
     private final String redactedUrl;
     private final JdbcStoreConfig config;
+    /** The engine's fence, for {@link InstancePathStatements}, which runs the engine's statements outside a store. */
+    private final Fence fence;
+    private final int shardCount;
 
     private JdbcStores(DataSource dataSource, HikariDataSource ownPool, SqlDialect dialect, String redactedUrl,
                        JdbcStoreConfig config, int shardCount, long session, HistoryPartitions partitions) {
@@ -72,6 +75,8 @@ public final class JdbcStores implements AutoCloseable {
                 config.callerTransactions());
         DatabaseClock leaseClock = new DatabaseClock(dialect, config.leaseClock());
         Fence fence = new Fence(session, leaseClock);
+        this.fence = fence;
+        this.shardCount = shardCount;
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
@@ -302,6 +307,22 @@ public final class JdbcStores implements AutoCloseable {
     /** The pooled data source, for components that need their own SQL (cluster leases, health checks). */
     public DataSource dataSource() {
         return dataSource;
+    }
+
+    SqlDialect dialect() {
+        return dialect;
+    }
+
+    Fence fence() {
+        return fence;
+    }
+
+    int shardCount() {
+        return shardCount;
+    }
+
+    JdbcStoreConfig config() {
+        return config;
     }
 
     /** Closes the pool; calls in flight may fail. Idempotent. */

@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * <p>The state that misled the planner is made on purpose: tables analyzed while empty, then bulk-loaded, autovacuum
  * off for them so that it cannot analyze them mid-test. Each query is explained with the values a page binds; the
  * first check shows the state does mislead the planner without {@link SqlDialect#preferIndexOrder} (so the test can
- * fail), the second that with it the plan has no sort.
+ * fail), the second that with it the plan has no sort. The batched claim, which selects by id, must probe the
+ * primary key per id in the same state rather than read every waiting row.
  */
 class PostgresPagedScanPlanTest {
 
@@ -106,6 +108,38 @@ class PostgresPagedScanPlanTest {
                         || plan.contains("status_id_idx"), plan);
                 c.rollback();
             }
+        }
+    }
+
+    /**
+     * The batched claim finds each row by its primary key, whatever the statistics: the misled planner, given the
+     * plain {@code status = 'WAITING'}, reads every waiting row through the partial index of waiting rows (or the
+     * status index) once per claim and joins it with the ids (checked first, so that the test can fail); with
+     * {@link InstanceSql#STATUS_BY_ROW} no index matches the status, and each id is one probe of the primary key.
+     */
+    @Test
+    void batchedClaim_probesThePrimaryKeyPerId() throws SQLException {
+        String claim = new InstanceSql(new PostgresDialect()).claimAllReturningRows;
+        String plain = claim.replace(InstanceSql.STATUS_BY_ROW + " = ?", "status = ?");
+        if (plain.equals(claim)) {
+            throw new IllegalStateException("the claim no longer compares " + InstanceSql.STATUS_BY_ROW + ": " + claim);
+        }
+        Fence fence = new Fence(1, new DatabaseClock(new PostgresDialect(), null));
+        Binder claimOf500 = ps -> TransitionBinding.claim(ps, BASE_MS,
+                TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", LongStream.rangeClosed(1_001, 1_500)
+                        .boxed().toArray(Long[]::new))),
+                TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", LongStream.rangeClosed(1_001, 1_500)
+                        .map(i -> BASE_MS + i).boxed().toArray(Long[]::new))), fence);
+        try (Connection c = DriverManager.getConnection(database.jdbcUrl())) {
+            String misled = explain(c, plain, claimOf500);
+            assertTrue(misled.contains("Materialize") || misled.contains("Hash"),
+                    "the bulk-loaded state misleads the planner into reading every waiting row:\n" + misled);
+            String plan = explain(c, claim, claimOf500);
+            assertTrue(plan.contains("_pkey on tw_instance") && plan.contains("Index Cond: (id = c.claim_id)"), plan);
+            assertFalse(plan.contains("Materialize") || plan.contains("Hash") || plan.contains("Bitmap"), plan);
+            // Sequential scans only of the empty partitions of the days ahead (cost 0: no page to read).
+            assertTrue(plan.lines().filter(line -> line.contains("Seq Scan"))
+                    .allMatch(line -> line.contains("cost=0.00..0.00")), plan);
         }
     }
 
