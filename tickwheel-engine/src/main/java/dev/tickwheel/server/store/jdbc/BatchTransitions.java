@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceTransition;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +10,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.TreeMap;
@@ -27,11 +29,13 @@ import java.util.Set;
  * row only if it is still in the expected status, under the row's lock, so of any number of racing statements
  * (batched or not, on any node) exactly one moves it, and the statement reports which rows it moved
  * ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE} is not exact under races (see
- * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own single-row compare-and-set, sent
- * as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so no claim can take it.
+ * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 the plain multi-row statement runs in a transaction and
+ * stands only if its update count says it moved every id ({@link AllOrEachCas}); otherwise it is undone and each id
+ * gets its own single-row compare-and-set, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so
+ * no claim can take it.
  *
- * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk's row-by-row
- * batch in one transaction).
+ * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk in one
+ * transaction).
  *
  * <p>Caveats: ids are split into statements of at most {@link InstanceTransitions#CLAIM_CHUNK}; a failure part-way
  * leaves earlier chunks applied (claims so left are settled by start-up recovery like any interrupted dispatch).
@@ -73,7 +77,7 @@ final class BatchTransitions {
 
     private List<Instance> claimChunk(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         if (!batchedCasIsExact) {
-            return claimRowByRow(chunk, nowMs);
+            return claimAllOrEach(chunk, nowMs);
         }
         Long[] ids = new Long[chunk.size()];
         Long[] armedFor = new Long[chunk.size()];
@@ -98,33 +102,52 @@ final class BatchTransitions {
     }
 
     /**
-     * The fallback for databases whose multi-row compare-and-set is not exact under races (H2): one single-row
-     * {@link InstanceSql#claim} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
-     * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
-     * sees the claim.
+     * The claim for databases whose multi-row compare-and-set cannot report its rows under races (H2), in one
+     * transaction: one multi-row claim bounded by the latest armed-for time of the chunk, accepted if it claimed every
+     * id and every row read back is due by its own armed-for time ({@link AllOrEachCas}); otherwise undone, and one
+     * single-row {@link InstanceSql#claim} per id, whose counts say which ids this call won, then one read of the won
+     * rows. Only their claimant moves DISPATCHING rows on, so the read sees the claim.
      */
-    private List<Instance> claimRowByRow(List<Map.Entry<Long, Long>> chunk, long nowMs) {
+    private List<Instance> claimAllOrEach(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         Map<Long, Long> armedFor = new HashMap<>();
         chunk.forEach(e -> armedFor.put(e.getKey(), e.getValue()));
         List<Long> ids = chunk.stream().map(Map.Entry::getKey).toList();
-        return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
-            Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
-                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
+        long latestArmedForMs = Collections.max(armedFor.values());
+        return runner.inTransaction("claim " + ids.size() + " instances", connection -> {
+            List<Instance> claimedAll = new ArrayList<>(ids.size());
+            Set<Long> won = AllOrEachCas.apply(connection, ids, sql.claimAllArmedBy,
+                    (ps, set) -> TransitionBinding.claim(ps, nowMs,
+                            TransitionBinding.ids(connection.createArrayOf("bigint", set)),
+                            TransitionBinding.id(latestArmedForMs), fence),
+                    c -> {
+                        List<Instance> rows = readRows(c, armedFor.keySet());
+                        boolean eachDue = rows.size() == armedFor.size() && rows.stream().allMatch(
+                                row -> row.expectedTriggerTime().toEpochMilli() <= armedFor.get(row.id()));
+                        if (eachDue) {
+                            claimedAll.addAll(rows);
+                        }
+                        return eachDue;
+                    },
+                    sql.claim, (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
                             TransitionBinding.id(armedFor.get(id)), fence));
-            List<Instance> claimed = new ArrayList<>(won.size());
-            if (won.isEmpty()) {
-                return claimed;
-            }
-            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
-                ps.setArray(1, connection.createArrayOf("bigint", won.toArray(new Long[0])));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        claimed.add(InstanceRowMapper.read(rs));
-                    }
+            return claimedAll.isEmpty() ? readRows(connection, won) : claimedAll;
+        });
+    }
+
+    private static List<Instance> readRows(Connection connection, Collection<Long> ids) throws SQLException {
+        List<Instance> rows = new ArrayList<>(ids.size());
+        if (ids.isEmpty()) {
+            return rows;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
+            ps.setArray(1, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(InstanceRowMapper.read(rs));
                 }
             }
-            return claimed;
-        });
+        }
+        return rows;
     }
 
     /**
@@ -144,8 +167,11 @@ final class BatchTransitions {
 
     private Set<Long> markCallStartedChunk(List<Long> ids, long startedMs) {
         if (!batchedCasIsExact) {
-            return runner.inTransaction("mark the calls of " + ids.size() + " instances started one by one",
-                    connection -> RowByRowCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED,
+            return runner.inTransaction("mark the calls of " + ids.size() + " instances started",
+                    connection -> AllOrEachCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED_ALL,
+                            (ps, set) -> TransitionBinding.markCallStarted(ps, startedMs,
+                                    TransitionBinding.ids(connection.createArrayOf("bigint", set)), claimEpochHeld),
+                            c -> true, InstanceSql.MARK_CALL_STARTED,
                             (ps, id) -> TransitionBinding.markCallStarted(ps, startedMs, TransitionBinding.id(id),
                                     claimEpochHeld)));
         }
@@ -173,7 +199,7 @@ final class BatchTransitions {
         InstanceTransition t = InstanceTransition.SUCCEED;
         long nowMs = clock.millis();
         if (!batchedCasIsExact) {
-            return succeedRowByRow(ids, nowMs);
+            return succeedAllOrEach(ids, nowMs);
         }
         return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
@@ -185,11 +211,14 @@ final class BatchTransitions {
         });
     }
 
-    /** The fallback of {@link #claimRowByRow} for successes: one single-row {@link InstanceSql#FINISH} per id. */
-    private Set<Long> succeedRowByRow(List<Long> ids, long nowMs) {
+    /** {@link #claimAllOrEach} for successes: {@link InstanceSql#FINISH_ALL}, or {@link InstanceSql#FINISH} each. */
+    private Set<Long> succeedAllOrEach(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.SUCCEED;
-        return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
-                RowByRowCas.apply(connection, ids, InstanceSql.FINISH,
+        return runner.inTransaction("succeed " + ids.size() + " instances", connection ->
+                AllOrEachCas.apply(connection, ids, InstanceSql.FINISH_ALL,
+                        (ps, set) -> TransitionBinding.finish(ps, t, null, nowMs,
+                                TransitionBinding.ids(connection.createArrayOf("bigint", set)), claimEpochHeld),
+                        c -> true, InstanceSql.FINISH,
                         (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
                                 claimEpochHeld)));
     }

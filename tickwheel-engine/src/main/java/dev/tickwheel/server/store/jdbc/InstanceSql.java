@@ -252,6 +252,12 @@ final class InstanceSql {
      * {@code unnest}); H2 claims row by row.
      */
     final String claimAllReturningRows;
+    /**
+     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), the latest armed-for time of them (ms),
+     * from, session, now. The plain multi-row claim that H2 uses ({@link BatchTransitions}): its update count, not a
+     * returned set, says whether it moved every row; each row's own armed-for time is checked on the rows read back.
+     */
+    final String claimAllArmedBy;
     /** {@link #FINISH_ALL} returning the ids it moved. */
     final String finishAllReturningIds;
     /** {@link #MARK_CALL_STARTED_ALL} returning the ids it marked. */
@@ -294,6 +300,7 @@ final class InstanceSql {
         shardTakenOver = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
                 + " AND l.owner_session = ? AND l.epoch <> tw_instance.claim_epoch AND l.expires_at_ms > " + now + ")";
         claim = CLAIM_SET + " WHERE id = ? AND expected_trigger_time_ms <= ? AND status = ?" + leaseHeld;
+        claimAllArmedBy = CLAIM_SET + " WHERE id = ANY(?) AND expected_trigger_time_ms <= ? AND status = ?" + leaseHeld;
         claimAllReturningRows = dialect.updateReturning(CLAIM_SET
                 + " FROM unnest(?, ?) AS c (claim_id, armed_for_ms) WHERE tw_instance.id = c.claim_id"
                 + " AND tw_instance.expected_trigger_time_ms <= c.armed_for_ms AND status = ?" + leaseHeld, COLUMNS);
