@@ -29,9 +29,9 @@ import java.util.Set;
  * row only if it is still in the expected status, under the row's lock, so of any number of racing statements
  * (batched or not, on any node) exactly one moves it, and the statement reports which rows it moved
  * ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE} is not exact under races (see
- * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 the plain multi-row statement runs in a transaction and
- * stands only if its update count says it moved every id ({@link AllOrEachCas}); otherwise it is undone and each id
- * gets its own single-row compare-and-set, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so
+ * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 a claim or a success first locks its rows, then moves
+ * those in the expected status with the plain multi-row statement ({@link LockedSetCas}); the call-started mark goes
+ * one single-row compare-and-set per id, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so
  * no claim can take it.
  *
  * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk in one
@@ -77,7 +77,7 @@ final class BatchTransitions {
 
     private List<Instance> claimChunk(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         if (!batchedCasIsExact) {
-            return claimAllOrEach(chunk, nowMs);
+            return claimLocked(chunk, nowMs);
         }
         Long[] ids = new Long[chunk.size()];
         Long[] armedFor = new Long[chunk.size()];
@@ -103,35 +103,22 @@ final class BatchTransitions {
 
     /**
      * The claim for databases whose multi-row compare-and-set cannot report its rows under races (H2), in one
-     * transaction: one multi-row claim bounded by the latest armed-for time of the chunk, accepted if it claimed every
-     * id and every row read back is due by its own armed-for time ({@link AllOrEachCas}); otherwise undone, and one
-     * single-row {@link InstanceSql#claim} per id, whose counts say which ids this call won, then one read of the won
-     * rows. Only their claimant moves DISPATCHING rows on, so the read sees the claim.
+     * transaction ({@link LockedSetCas}): the chunk's rows locked, the waiting ones due by the time their timer was
+     * armed for claimed with one multi-row statement, then the claimed rows read. Only their claimant moves DISPATCHING
+     * rows on, so the read sees the claim.
      */
-    private List<Instance> claimAllOrEach(List<Map.Entry<Long, Long>> chunk, long nowMs) {
+    private List<Instance> claimLocked(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         Map<Long, Long> armedFor = new HashMap<>();
         chunk.forEach(e -> armedFor.put(e.getKey(), e.getValue()));
         List<Long> ids = chunk.stream().map(Map.Entry::getKey).toList();
         long latestArmedForMs = Collections.max(armedFor.values());
-        return runner.inTransaction("claim " + ids.size() + " instances", connection -> {
-            List<Instance> claimedAll = new ArrayList<>(ids.size());
-            Set<Long> won = AllOrEachCas.apply(connection, ids, sql.claimAllArmedBy,
-                    (ps, set) -> TransitionBinding.claim(ps, nowMs,
-                            TransitionBinding.ids(connection.createArrayOf("bigint", set)),
-                            TransitionBinding.id(latestArmedForMs), fence),
-                    c -> {
-                        List<Instance> rows = readRows(c, armedFor.keySet());
-                        boolean eachDue = rows.size() == armedFor.size() && rows.stream().allMatch(
-                                row -> row.expectedTriggerTime().toEpochMilli() <= armedFor.get(row.id()));
-                        if (eachDue) {
-                            claimedAll.addAll(rows);
-                        }
-                        return eachDue;
-                    },
-                    sql.claim, (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
-                            TransitionBinding.id(armedFor.get(id)), fence));
-            return claimedAll.isEmpty() ? readRows(connection, won) : claimedAll;
-        });
+        InstanceTransition t = InstanceTransition.CLAIM;
+        return runner.inTransaction("claim " + ids.size() + " instances", connection -> readRows(connection,
+                LockedSetCas.apply(connection, ids,
+                        row -> row.status() == t.from() && row.expectedTriggerTimeMs() <= armedFor.get(row.id()),
+                        sql.claimAllByPrimaryKey, (ps, set) -> TransitionBinding.claim(ps, nowMs,
+                                TransitionBinding.ids(connection.createArrayOf("bigint", set)),
+                                TransitionBinding.id(latestArmedForMs), fence), t.to())));
     }
 
     private static List<Instance> readRows(Connection connection, Collection<Long> ids) throws SQLException {
@@ -167,11 +154,10 @@ final class BatchTransitions {
 
     private Set<Long> markCallStartedChunk(List<Long> ids, long startedMs) {
         if (!batchedCasIsExact) {
-            return runner.inTransaction("mark the calls of " + ids.size() + " instances started",
-                    connection -> AllOrEachCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED_ALL,
-                            (ps, set) -> TransitionBinding.markCallStarted(ps, startedMs,
-                                    TransitionBinding.ids(connection.createArrayOf("bigint", set)), claimEpochHeld),
-                            c -> true, InstanceSql.MARK_CALL_STARTED,
+            // One compare-and-set per row: the mark leaves the status as it is, so a read-back could not tell this
+            // call's marks from earlier ones (LockedSetCas needs a status change). AT_MOST_ONCE jobs only.
+            return runner.inTransaction("mark the calls of " + ids.size() + " instances started one by one",
+                    connection -> RowByRowCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED,
                             (ps, id) -> TransitionBinding.markCallStarted(ps, startedMs, TransitionBinding.id(id),
                                     claimEpochHeld)));
         }
@@ -199,7 +185,7 @@ final class BatchTransitions {
         InstanceTransition t = InstanceTransition.SUCCEED;
         long nowMs = clock.millis();
         if (!batchedCasIsExact) {
-            return succeedAllOrEach(ids, nowMs);
+            return succeedLocked(ids, nowMs);
         }
         return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
@@ -211,16 +197,14 @@ final class BatchTransitions {
         });
     }
 
-    /** {@link #claimAllOrEach} for successes: {@link InstanceSql#FINISH_ALL}, or {@link InstanceSql#FINISH} each. */
-    private Set<Long> succeedAllOrEach(List<Long> ids, long nowMs) {
+    /** {@link #claimLocked} for successes: the chunk's DISPATCHING rows locked and moved by one statement. */
+    private Set<Long> succeedLocked(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.SUCCEED;
         return runner.inTransaction("succeed " + ids.size() + " instances", connection ->
-                AllOrEachCas.apply(connection, ids, InstanceSql.FINISH_ALL,
-                        (ps, set) -> TransitionBinding.finish(ps, t, null, nowMs,
+                LockedSetCas.apply(connection, ids, row -> row.status() == t.from(),
+                        InstanceSql.FINISH_ALL_BY_PRIMARY_KEY, (ps, set) -> TransitionBinding.finish(ps, t, null, nowMs,
                                 TransitionBinding.ids(connection.createArrayOf("bigint", set)), claimEpochHeld),
-                        c -> true, InstanceSql.FINISH,
-                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
-                                claimEpochHeld)));
+                        t.to()));
     }
 
     private static Set<Long> readIds(PreparedStatement ps) throws SQLException {

@@ -143,9 +143,10 @@ abstract class AbstractBatchStoreContractTest {
     /**
      * Eight threads, 12 rounds each over a fresh set of instances, claiming random small batches (1 to 6 ids, drawn
      * from the same 300 ids, so that some batches find every id still waiting and others lose some to a racing
-     * thread). Where a database cannot report a multi-row claim's rows (H2), a batch stands only if its update count
-     * says it moved every id, and is otherwise undone and claimed row by row ({@link AllOrEachCas}): this race makes
-     * both paths run against each other many times. Each instance must be claimed exactly once, as attempt 1.
+     * thread). Where a database cannot report a multi-row claim's rows (H2), a batch locks its rows, claims the waiting
+     * ones with one statement and reads them back ({@link LockedSetCas}): this race makes batches wait for each
+     * other's locks and find rows moved while they waited, many times. Each instance must be claimed exactly once, as
+     * attempt 1.
      */
     @Test
     void claimBatch_eightThreadsRaceWithSmallOverlappingBatches_eachInstanceClaimedOnce() throws Exception {
@@ -205,8 +206,8 @@ abstract class AbstractBatchStoreContractTest {
 
     /**
      * A batch in which one instance was moved to a later time than its timer was armed for: the others are claimed,
-     * that one is not (on H2 the multi-row claim is bounded by the batch's latest armed-for time, so this one passes
-     * its condition, and the read-back check must undo it and go row by row).
+     * that one is not (on H2 the multi-row claim is bounded by the batch's latest armed-for time, which this one
+     * passes: the row's own armed-for time must keep it out).
      */
     @Test
     void claimArmed_oneRowDueAfterItsArmedForTime_claimsTheOthersOnly() {
