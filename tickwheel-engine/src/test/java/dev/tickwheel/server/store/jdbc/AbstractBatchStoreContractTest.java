@@ -152,20 +152,8 @@ abstract class AbstractBatchStoreContractTest {
     void claimBatch_eightThreadsRaceWithSmallOverlappingBatches_eachInstanceClaimedOnce() throws Exception {
         for (int round = 0; round < 12; round++) {
             List<Long> all = createWaiting(insertJob(START), 300).stream().map(NewInstance::id).toList();
-            Map<Long, Integer> claims = new ConcurrentHashMap<>();
-            long roundSeed = 7_000L + round;
-            raceThreads(8, t -> {
-                Random random = new Random(roundSeed * 31 + t);
-                for (int batch = 0; batch < 150; batch++) {
-                    List<Long> ids = new ArrayList<>();
-                    int size = 1 + random.nextInt(6);
-                    for (int i = 0; i < size; i++) {
-                        ids.add(all.get(random.nextInt(all.size())));
-                    }
-                    instances.claimBatch(ids, START).forEach(row -> claims.merge(row.id(), 1, Integer::sum));
-                }
-                instances.claimBatch(all, START).forEach(row -> claims.merge(row.id(), 1, Integer::sum));
-            });
+            Map<Long, Integer> claims = raceSmallBatches(all, 7_000L + round,
+                    ids -> instances.claimBatch(ids, START).stream().map(Instance::id).toList());
             assertEquals(all.size(), claims.size(), "every instance claimed, round " + round);
             int finalRound = round;
             claims.forEach((id, n) -> assertEquals(1, n, "claims of " + id + " in round " + finalRound));
@@ -183,20 +171,7 @@ abstract class AbstractBatchStoreContractTest {
         for (int round = 0; round < 8; round++) {
             List<Long> all = createWaiting(insertJob(START), 300).stream().map(NewInstance::id).toList();
             assertEquals(all.size(), instances.claimBatch(all, START).size());
-            Map<Long, Integer> moves = new ConcurrentHashMap<>();
-            long roundSeed = 9_000L + round;
-            raceThreads(8, t -> {
-                Random random = new Random(roundSeed * 31 + t);
-                for (int batch = 0; batch < 150; batch++) {
-                    List<Long> ids = new ArrayList<>();
-                    int size = 1 + random.nextInt(6);
-                    for (int i = 0; i < size; i++) {
-                        ids.add(all.get(random.nextInt(all.size())));
-                    }
-                    instances.markAllSucceeded(ids).forEach(id -> moves.merge(id, 1, Integer::sum));
-                }
-                instances.markAllSucceeded(all).forEach(id -> moves.merge(id, 1, Integer::sum));
-            });
+            Map<Long, Integer> moves = raceSmallBatches(all, 9_000L + round, instances::markAllSucceeded);
             assertEquals(all.size(), moves.size(), "every instance moved, round " + round);
             int finalRound = round;
             moves.forEach((id, n) -> assertEquals(1, n, "moves of " + id + " in round " + finalRound));
@@ -226,6 +201,28 @@ abstract class AbstractBatchStoreContractTest {
         assertEquals(0, instances.get(armedEarly).orElseThrow().attempt());
         assertEquals(Set.of(armedEarly), instances.claimArmed(Map.of(armedEarly, START.plusMillis(2).toEpochMilli()),
                 START.plusMillis(10)).stream().map(Instance::id).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    /**
+     * Eight threads started together each move 150 random batches of 1 to 6 ids drawn from {@code all} (seeded by
+     * {@code seed} and the thread), then all of {@code all}; returns how many times each id was reported moved.
+     */
+    private static Map<Long, Integer> raceSmallBatches(List<Long> all, long seed,
+            java.util.function.Function<List<Long>, java.util.Collection<Long>> move) throws Exception {
+        Map<Long, Integer> moves = new ConcurrentHashMap<>();
+        raceThreads(8, t -> {
+            Random random = new Random(seed * 31 + t);
+            for (int batch = 0; batch < 150; batch++) {
+                List<Long> ids = new ArrayList<>();
+                int size = 1 + random.nextInt(6);
+                for (int i = 0; i < size; i++) {
+                    ids.add(all.get(random.nextInt(all.size())));
+                }
+                move.apply(ids).forEach(id -> moves.merge(id, 1, Integer::sum));
+            }
+            move.apply(all).forEach(id -> moves.merge(id, 1, Integer::sum));
+        });
+        return moves;
     }
 
     /** Runs {@code work} on {@code threads} threads started together; rethrows the first failure. */

@@ -45,13 +45,7 @@ class H2HotPathPlanTest {
     void load() throws SQLException {
         stores = JdbcStores.open("jdbc:h2:mem:tw_" + UUID.randomUUID().toString().replace("-", ""));
         try (Connection c = stores.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("INSERT INTO tw_job (id, name, schedule_type, target_type, target_value, enabled, misfire_policy,"
-                    + " retry_max_attempts, retry_backoff_ms, next_trigger_time_ms, created_at_ms, updated_at_ms,"
-                    + " version, shard) SELECT x, 'job-' || x, 'ONE_SHOT', 'HANDLER', 'noop', TRUE, 'FIRE_NOW', 1, 0, "
-                    + BASE_MS + " + x / 10, 0, 0, 0, MOD(x, 256) FROM SYSTEM_RANGE(1, " + ROWS + ")");
-            s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt,"
-                    + " created_at_ms, updated_at_ms, shard) SELECT x, x, 'WAITING', " + BASE_MS
-                    + " + x / 10, 0, 0, 0, MOD(x, 256) FROM SYSTEM_RANGE(1, " + ROWS + ")");
+            PlanTestRows.insert(s, BASE_MS, "(SELECT x AS i FROM SYSTEM_RANGE(1, " + ROWS + "))");
         }
     }
 

@@ -45,13 +45,7 @@ class PostgresPagedScanPlanTest {
             TestPartitions.setAutovacuum(c, "tw_instance", false);
             s.execute("ANALYZE tw_job");
             s.execute("ANALYZE tw_instance");
-            s.execute("INSERT INTO tw_job (id, name, schedule_type, target_type, target_value, enabled, misfire_policy,"
-                    + " retry_max_attempts, retry_backoff_ms, next_trigger_time_ms, created_at_ms, updated_at_ms,"
-                    + " version, shard) SELECT i, 'job-' || i, 'ONE_SHOT', 'HANDLER', 'noop', TRUE, 'FIRE_NOW', 1, 0, "
-                    + BASE_MS + " + i / 10, 0, 0, 0, i % 256 FROM generate_series(1, " + ROWS + ") i");
-            s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt,"
-                    + " created_at_ms, updated_at_ms, shard) SELECT i, i, 'WAITING', " + BASE_MS
-                    + " + i / 10, 0, 0, 0, i % 256 FROM generate_series(1, " + ROWS + ") i");
+            PlanTestRows.insert(s, BASE_MS, "generate_series(1, " + ROWS + ") i");
         }
     }
 
