@@ -10,7 +10,6 @@ import java.sql.Statement;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,7 +59,7 @@ class H2HotPathPlanTest {
     void dueJobsFirstPage_readsOnePageOfTheDueIndex() throws SQLException {
         String plan = explain(JobSql.SELECT_DUE_FIRST, ps -> {
             ps.setLong(1, BASE_MS + ROWS);
-            ps.setArray(2, ps.getConnection().createArrayOf("integer", allShards()));
+            ps.setArray(2, ps.getConnection().createArrayOf("integer", PlanTestRows.allShards()));
             ps.setInt(3, PAGE);
         });
         assertReadsOnePage(plan, "TW_JOB_DUE_IDX");
@@ -68,16 +67,7 @@ class H2HotPathPlanTest {
 
     @Test
     void dueJobsLaterPage_readsOnePageOfTheDueIndex() throws SQLException {
-        String plan = explain(JobSql.SELECT_DUE_AFTER, ps -> {
-            long cursorMs = BASE_MS + 10;
-            ps.setLong(1, BASE_MS + ROWS);
-            ps.setLong(2, cursorMs);
-            ps.setLong(3, cursorMs);
-            ps.setLong(4, cursorMs);
-            ps.setLong(5, 100);
-            ps.setArray(6, ps.getConnection().createArrayOf("integer", allShards()));
-            ps.setInt(7, PAGE);
-        });
+        String plan = explain(JobSql.SELECT_DUE_AFTER, ps -> PlanTestRows.bindDueJobsAfter(ps, BASE_MS, ROWS, PAGE));
         assertReadsOnePage(plan, "TW_JOB_DUE_IDX");
     }
 
@@ -85,7 +75,7 @@ class H2HotPathPlanTest {
     void waitingInstancesPage_fromTheStartOrTheMiddle_readsOnePageOfTheWaitingDueIndex() throws SQLException {
         for (long cursorMs : new long[] {Long.MIN_VALUE, BASE_MS + 500}) {
             String plan = explain(InstanceSql.SELECT_WAITING_DUE, ps -> {
-                ps.setArray(1, ps.getConnection().createArrayOf("integer", allShards()));
+                ps.setArray(1, ps.getConnection().createArrayOf("integer", PlanTestRows.allShards()));
                 ps.setLong(2, cursorMs);
                 ps.setLong(3, cursorMs);
                 ps.setLong(4, 1_000);
@@ -144,9 +134,5 @@ class H2HotPathPlanTest {
         // The walk stops after the page; the shard filter (all shards here) drops nothing.
         assertTrue(Long.parseLong(scanned.group(1)) <= PAGE + 1, "reads one page of " + PAGE + ", not the "
                 + ROWS + " due rows:\n" + plan);
-    }
-
-    private static Integer[] allShards() {
-        return IntStream.range(0, 256).boxed().toArray(Integer[]::new);
     }
 }

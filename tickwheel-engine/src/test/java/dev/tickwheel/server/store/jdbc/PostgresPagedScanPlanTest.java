@@ -11,7 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,16 +55,7 @@ class PostgresPagedScanPlanTest {
 
     @Test
     void dueJobsPage_walksTheDueIndexInOrder() throws SQLException {
-        assertPlans(JobSql.SELECT_DUE_AFTER, ps -> {
-            long cursorMs = BASE_MS + 10;
-            ps.setLong(1, BASE_MS + ROWS);
-            ps.setLong(2, cursorMs);
-            ps.setLong(3, cursorMs);
-            ps.setLong(4, cursorMs);
-            ps.setLong(5, 100);
-            ps.setArray(6, ps.getConnection().createArrayOf("integer", allShards()));
-            ps.setInt(7, 500);
-        });
+        assertPlans(JobSql.SELECT_DUE_AFTER, ps -> PlanTestRows.bindDueJobsAfter(ps, BASE_MS, ROWS, 500));
     }
 
     /**
@@ -81,7 +71,7 @@ class PostgresPagedScanPlanTest {
                 c.setAutoCommit(false);
                 new PostgresDialect().preferIndexOrder(c);
                 String plan = explain(c, InstanceSql.SELECT_WAITING_DUE, ps -> {
-                    ps.setArray(1, ps.getConnection().createArrayOf("integer", allShards()));
+                    ps.setArray(1, ps.getConnection().createArrayOf("integer", PlanTestRows.allShards()));
                     ps.setLong(2, cursorMs);
                     ps.setLong(3, cursorMs);
                     ps.setLong(4, 1_000);
@@ -131,9 +121,5 @@ class PostgresPagedScanPlanTest {
             }
         }
         return plan.toString();
-    }
-
-    private static Integer[] allShards() {
-        return IntStream.range(0, 256).boxed().toArray(Integer[]::new);
     }
 }
