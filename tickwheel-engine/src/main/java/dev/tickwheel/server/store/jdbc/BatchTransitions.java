@@ -2,7 +2,6 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceTransition;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,7 +9,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.TreeMap;
@@ -29,13 +27,11 @@ import java.util.Set;
  * row only if it is still in the expected status, under the row's lock, so of any number of racing statements
  * (batched or not, on any node) exactly one moves it, and the statement reports which rows it moved
  * ({@code RETURNING} on PostgreSQL). H2's {@code FINAL TABLE} is not exact under races (see
- * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 a claim or a success first locks its rows, then moves
- * those in the expected status with the plain multi-row statement ({@link LockedSetCas}); the call-started mark goes
- * one single-row compare-and-set per id, sent as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so
- * no claim can take it.
+ * {@link SqlDialect#batchedCompareAndSetIsExact()}), so on H2 each id gets its own single-row compare-and-set, sent
+ * as one JDBC batch. A cancelled instance is CANCELLED, not WAITING, so no claim can take it.
  *
- * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk in one
- * transaction).
+ * <p>Thread-safe: every call runs on its own pooled connection, in auto-commit mode (on H2, each chunk's row-by-row
+ * batch in one transaction).
  *
  * <p>Caveats: ids are split into statements of at most {@link InstanceTransitions#CLAIM_CHUNK}; a failure part-way
  * leaves earlier chunks applied (claims so left are settled by start-up recovery like any interrupted dispatch).
@@ -77,7 +73,7 @@ final class BatchTransitions {
 
     private List<Instance> claimChunk(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         if (!batchedCasIsExact) {
-            return claimLocked(chunk, nowMs);
+            return claimRowByRow(chunk, nowMs);
         }
         Long[] ids = new Long[chunk.size()];
         Long[] armedFor = new Long[chunk.size()];
@@ -102,39 +98,33 @@ final class BatchTransitions {
     }
 
     /**
-     * The claim for databases whose multi-row compare-and-set cannot report its rows under races (H2), in one
-     * transaction ({@link LockedSetCas}): the chunk's rows locked, the waiting ones due by the time their timer was
-     * armed for claimed with one multi-row statement, then the claimed rows read. Only their claimant moves DISPATCHING
-     * rows on, so the read sees the claim.
+     * The fallback for databases whose multi-row compare-and-set is not exact under races (H2): one single-row
+     * {@link InstanceSql#claim} per id in one transaction ({@link RowByRowCas}), whose per-statement counts say which
+     * ids this call won; then one read of the won rows. Only their claimant moves DISPATCHING rows on, so the read
+     * sees the claim.
      */
-    private List<Instance> claimLocked(List<Map.Entry<Long, Long>> chunk, long nowMs) {
+    private List<Instance> claimRowByRow(List<Map.Entry<Long, Long>> chunk, long nowMs) {
         Map<Long, Long> armedFor = new HashMap<>();
         chunk.forEach(e -> armedFor.put(e.getKey(), e.getValue()));
         List<Long> ids = chunk.stream().map(Map.Entry::getKey).toList();
-        long latestArmedForMs = Collections.max(armedFor.values());
-        InstanceTransition t = InstanceTransition.CLAIM;
-        return runner.inTransaction("claim " + ids.size() + " instances", connection -> readRows(connection,
-                LockedSetCas.apply(connection, ids,
-                        row -> row.status() == t.from() && row.expectedTriggerTimeMs() <= armedFor.get(row.id()),
-                        sql.claimAllByPrimaryKey, (ps, set) -> TransitionBinding.claim(ps, nowMs,
-                                TransitionBinding.ids(connection.createArrayOf("bigint", set)),
-                                TransitionBinding.id(latestArmedForMs), fence), t.to())));
-    }
-
-    private static List<Instance> readRows(Connection connection, Collection<Long> ids) throws SQLException {
-        List<Instance> rows = new ArrayList<>(ids.size());
-        if (ids.isEmpty()) {
-            return rows;
-        }
-        try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
-            ps.setArray(1, connection.createArrayOf("bigint", ids.toArray(new Long[0])));
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(InstanceRowMapper.read(rs));
+        return runner.inTransaction("claim " + ids.size() + " instances one by one", connection -> {
+            Set<Long> won = RowByRowCas.apply(connection, ids, sql.claim,
+                    (ps, id) -> TransitionBinding.claim(ps, nowMs, TransitionBinding.id(id),
+                            TransitionBinding.id(armedFor.get(id)), fence));
+            List<Instance> claimed = new ArrayList<>(won.size());
+            if (won.isEmpty()) {
+                return claimed;
+            }
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_BY_IDS)) {
+                ps.setArray(1, connection.createArrayOf("bigint", won.toArray(new Long[0])));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        claimed.add(InstanceRowMapper.read(rs));
+                    }
                 }
             }
-        }
-        return rows;
+            return claimed;
+        });
     }
 
     /**
@@ -154,8 +144,6 @@ final class BatchTransitions {
 
     private Set<Long> markCallStartedChunk(List<Long> ids, long startedMs) {
         if (!batchedCasIsExact) {
-            // One compare-and-set per row: the mark leaves the status as it is, so a read-back could not tell this
-            // call's marks from earlier ones (LockedSetCas needs a status change). AT_MOST_ONCE jobs only.
             return runner.inTransaction("mark the calls of " + ids.size() + " instances started one by one",
                     connection -> RowByRowCas.apply(connection, ids, InstanceSql.MARK_CALL_STARTED,
                             (ps, id) -> TransitionBinding.markCallStarted(ps, startedMs, TransitionBinding.id(id),
@@ -185,7 +173,7 @@ final class BatchTransitions {
         InstanceTransition t = InstanceTransition.SUCCEED;
         long nowMs = clock.millis();
         if (!batchedCasIsExact) {
-            return succeedLocked(ids, nowMs);
+            return succeedRowByRow(ids, nowMs);
         }
         return runner.autoCommit("succeed " + ids.size() + " instances", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(sql.finishAllReturningIds)) {
@@ -197,14 +185,13 @@ final class BatchTransitions {
         });
     }
 
-    /** {@link #claimLocked} for successes: the chunk's DISPATCHING rows locked and moved by one statement. */
-    private Set<Long> succeedLocked(List<Long> ids, long nowMs) {
+    /** The fallback of {@link #claimRowByRow} for successes: one single-row {@link InstanceSql#FINISH} per id. */
+    private Set<Long> succeedRowByRow(List<Long> ids, long nowMs) {
         InstanceTransition t = InstanceTransition.SUCCEED;
-        return runner.inTransaction("succeed " + ids.size() + " instances", connection ->
-                LockedSetCas.apply(connection, ids, row -> row.status() == t.from(),
-                        InstanceSql.FINISH_ALL_BY_PRIMARY_KEY, (ps, set) -> TransitionBinding.finish(ps, t, null, nowMs,
-                                TransitionBinding.ids(connection.createArrayOf("bigint", set)), claimEpochHeld),
-                        t.to()));
+        return runner.inTransaction("succeed " + ids.size() + " instances one by one", connection ->
+                RowByRowCas.apply(connection, ids, InstanceSql.FINISH,
+                        (ps, id) -> TransitionBinding.finish(ps, t, null, nowMs, TransitionBinding.id(id),
+                                claimEpochHeld)));
     }
 
     private static Set<Long> readIds(PreparedStatement ps) throws SQLException {

@@ -181,18 +181,6 @@ final class InstanceSql {
     static final String MARK_CALL_STARTED_ALL = "UPDATE tw_instance SET call_started_at_ms = ?"
             + " WHERE id = ANY(?) AND status = ?" + CLAIM_EPOCH_HELD;
 
-    /**
-     * The status condition of the multi-row compare-and-sets that H2 runs on locked rows ({@link LockedSetCas}):
-     * {@code status = ?} (statuses are at most 16 characters), written so that H2 cannot serve it from an index. With
-     * a plain {@code status = ?} beside {@code id = ANY(?)}, H2 2.3 walks every row of that status through the status
-     * index (every waiting instance, for a claim) instead of looking the ids up by primary key.
-     */
-    private static final String STATUS_BY_PRIMARY_KEY = "LEFT(status, 64) = ?";
-
-    /** {@link #FINISH_ALL} for {@link LockedSetCas} on H2: the rows looked up by primary key. */
-    static final String FINISH_ALL_BY_PRIMARY_KEY = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
-            + " WHERE id = ANY(?) AND " + STATUS_BY_PRIMARY_KEY + CLAIM_EPOCH_HELD;
-
     /** Parameters: to, updated at, id, from. Unfenced: any member may cancel a waiting row. */
     static final String CANCEL = "UPDATE tw_instance SET status = ?, updated_at_ms = ? WHERE id = ? AND status = ?";
 
@@ -264,12 +252,6 @@ final class InstanceSql {
      * {@code unnest}); H2 claims row by row.
      */
     final String claimAllReturningRows;
-    /**
-     * Parameters: to, actual trigger, updated at, session, ids (BIGINT array), the latest armed-for time of them (ms),
-     * from, session, now. The plain multi-row claim that H2 runs on rows it has locked ({@link LockedSetCas}), which
-     * checks each row's own armed-for time; the rows are looked up by primary key (see {@link #STATUS_BY_PRIMARY_KEY}).
-     */
-    final String claimAllByPrimaryKey;
     /** {@link #FINISH_ALL} returning the ids it moved. */
     final String finishAllReturningIds;
     /** {@link #MARK_CALL_STARTED_ALL} returning the ids it marked. */
@@ -312,8 +294,6 @@ final class InstanceSql {
         shardTakenOver = " AND EXISTS (SELECT 1 FROM tw_shard_lease l WHERE l.shard = tw_instance.shard"
                 + " AND l.owner_session = ? AND l.epoch <> tw_instance.claim_epoch AND l.expires_at_ms > " + now + ")";
         claim = CLAIM_SET + " WHERE id = ? AND expected_trigger_time_ms <= ? AND status = ?" + leaseHeld;
-        claimAllByPrimaryKey = CLAIM_SET + " WHERE id = ANY(?) AND expected_trigger_time_ms <= ? AND "
-                + STATUS_BY_PRIMARY_KEY + leaseHeld;
         claimAllReturningRows = dialect.updateReturning(CLAIM_SET
                 + " FROM unnest(?, ?) AS c (claim_id, armed_for_ms) WHERE tw_instance.id = c.claim_id"
                 + " AND tw_instance.expected_trigger_time_ms <= c.armed_for_ms AND status = ?" + leaseHeld, COLUMNS);

@@ -143,10 +143,8 @@ abstract class AbstractBatchStoreContractTest {
     /**
      * Eight threads, 12 rounds each over a fresh set of instances, claiming random small batches (1 to 6 ids, drawn
      * from the same 300 ids, so that some batches find every id still waiting and others lose some to a racing
-     * thread). Where a database cannot report a multi-row claim's rows (H2), a batch locks its rows, claims the waiting
-     * ones with one statement and reads them back ({@link LockedSetCas}): this race makes batches wait for each
-     * other's locks and find rows moved while they waited, many times. Each instance must be claimed exactly once, as
-     * attempt 1.
+     * thread): batches wait for each other's row locks and find rows moved while they waited, many times (on H2, one
+     * compare-and-set per row, {@link RowByRowCas}). Each instance must be claimed exactly once, as attempt 1.
      */
     @Test
     void claimBatch_eightThreadsRaceWithSmallOverlappingBatches_eachInstanceClaimedOnce() throws Exception {
@@ -181,8 +179,7 @@ abstract class AbstractBatchStoreContractTest {
 
     /**
      * A batch in which one instance was moved to a later time than its timer was armed for: the others are claimed,
-     * that one is not (on H2 the multi-row claim is bounded by the batch's latest armed-for time, which this one
-     * passes: the row's own armed-for time must keep it out).
+     * that one is not: each row's own armed-for time bounds its claim, not the batch's latest.
      */
     @Test
     void claimArmed_oneRowDueAfterItsArmedForTime_claimsTheOthersOnly() {

@@ -6,7 +6,7 @@ import java.sql.Statement;
 
 /**
  * The rows the paged-scan plan tests explain their queries over ({@code PostgresPagedScanPlanTest},
- * {@code H2HotPathPlanTest}): ids 1..n, an enabled one-shot job each, due {@code baseMs + id / 10}, in shard
+ * {@code H2PagedScanPlanTest}): ids 1..n, an enabled one-shot job each, due {@code baseMs + id / 10}, in shard
  * {@code id % 256}, with one WAITING instance of the same id and due time.
  *
  * <p>Stateless.

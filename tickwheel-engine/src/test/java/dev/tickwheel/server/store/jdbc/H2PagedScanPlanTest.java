@@ -16,22 +16,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The statements of the H2 hot path read what they need and no more.
- *
- * <p>The keyset-paged scans a member runs over its shards (the loader's due jobs, recovery's and the sweep's waiting
+ * The keyset-paged scans a member runs over its shards (the loader's due jobs, recovery's and the sweep's waiting
  * instances) read their index in order on H2 and stop after a page. H2 2.3 walks a secondary index in order only when
  * the {@code ORDER BY} starts with the index's first column, even when the {@code WHERE} binds that column to a
  * constant; otherwise it reads every row of the range and sorts them on every page, so that a loader pass over 100 000
  * due jobs read about 5 million rows (most of the loader's time in the end-to-end benchmark). Each query is run with
  * {@code EXPLAIN ANALYZE} on 20 000 due rows: the plan must say {@code index sorted} and the scan count must be about
  * one page, not the range.
- *
- * <p>The lock and the multi-row compare-and-sets of {@link LockedSetCas} (claim, success) look their ids up by
- * primary key: with a plain {@code status = ?} H2 2.3 chose the status index and walked every row of the status (every
- * waiting instance, for a claim: the end-to-end benchmark's dispatch fell from 3 300/s to 380/s).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class H2HotPathPlanTest {
+class H2PagedScanPlanTest {
 
     private static final int ROWS = 20_000;
     private static final int PAGE = 500;
@@ -84,31 +78,6 @@ class H2HotPathPlanTest {
             });
             assertReadsOnePage(plan, WaitingDueIndex.INDEX.toUpperCase(java.util.Locale.ROOT));
         }
-    }
-
-    @Test
-    void multiRowCompareAndSets_lookTheirIdsUpByPrimaryKey() throws SQLException {
-        H2Dialect dialect = new H2Dialect();
-        InstanceSql sql = new InstanceSql(dialect);
-        Fence fence = new Fence(42, new DatabaseClock(dialect, null));
-        Long[] ids = {5_001L, 5_002L, 5_003L, 5_004L};
-        String lock = explain(LockedSetCas.LOCK, ps -> ps.setArray(1, ps.getConnection().createArrayOf("bigint", ids)));
-        assertScansIds(lock, ids.length);
-        String claim = explain(sql.claimAllByPrimaryKey, ps -> TransitionBinding.claim(ps, BASE_MS + ROWS,
-                TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", ids)),
-                TransitionBinding.id(BASE_MS + ROWS), fence));
-        assertScansIds(claim, ids.length);
-        String succeed = explain(InstanceSql.FINISH_ALL_BY_PRIMARY_KEY, ps -> TransitionBinding.finish(ps,
-                dev.tickwheel.server.instance.InstanceTransition.SUCCEED, null, BASE_MS,
-                TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", ids)), fence.claimEpochHeld()));
-        assertScansIds(succeed, ids.length);
-    }
-
-    private static void assertScansIds(String plan, int ids) {
-        assertTrue(plan.contains(".PRIMARY_KEY_"), "looks the ids up by primary key:\n" + plan);
-        Matcher scanned = SCAN_COUNT.matcher(plan);
-        assertTrue(scanned.find(), "the plan has a scan count:\n" + plan);
-        assertTrue(Long.parseLong(scanned.group(1)) <= ids + 1, "reads the " + ids + " rows only:\n" + plan);
     }
 
     private interface Binder {
