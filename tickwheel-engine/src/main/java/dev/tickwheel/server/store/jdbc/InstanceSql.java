@@ -232,12 +232,15 @@ final class InstanceSql {
      * Parameters: shards (an INTEGER array), the cursor's due time twice and its id, due by, limit. Waiting instances
      * in (due time, id) order: a range of {@link WaitingDueIndex}'s index walked in order (see
      * {@link SqlDialect#preferIndexOrder}), filtered by shard. The status is a literal so that PostgreSQL matches the
-     * partial index's predicate; the first due-time bound gives H2 the start of its range.
+     * partial index's predicate; the first due-time bound gives H2 the start of its range. The {@code ORDER BY}
+     * leads with the equality-bound status: H2's index is (status, due time, id), and H2 2.3 walks it in order (and
+     * stops at the limit) only when the {@code ORDER BY} starts with its first column; PostgreSQL drops a column bound
+     * to a constant from the order, which leaves its partial index's key.
      */
     static final String SELECT_WAITING_DUE = "SELECT " + COLUMNS + " FROM tw_instance"
             + " WHERE status = 'WAITING' AND shard = ANY(?) AND expected_trigger_time_ms >= ?"
             + " AND (expected_trigger_time_ms, id) > (?, ?) AND expected_trigger_time_ms <= ?"
-            + " ORDER BY expected_trigger_time_ms, id LIMIT ?";
+            + " ORDER BY status, expected_trigger_time_ms, id LIMIT ?";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_instance WHERE id = ANY(?)";

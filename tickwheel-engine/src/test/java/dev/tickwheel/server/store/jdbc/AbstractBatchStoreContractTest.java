@@ -140,6 +140,115 @@ abstract class AbstractBatchStoreContractTest {
         }
     }
 
+    /**
+     * Eight threads, 12 rounds each over a fresh set of instances, claiming random small batches (1 to 6 ids, drawn
+     * from the same 300 ids, so that some batches find every id still waiting and others lose some to a racing
+     * thread): batches wait for each other's row locks and find rows moved while they waited, many times (on H2, one
+     * compare-and-set per row, {@link RowByRowCas}). Each instance must be claimed exactly once, as attempt 1.
+     */
+    @Test
+    void claimBatch_eightThreadsRaceWithSmallOverlappingBatches_eachInstanceClaimedOnce() throws Exception {
+        for (int round = 0; round < 12; round++) {
+            List<Long> all = createWaiting(insertJob(START), 300).stream().map(NewInstance::id).toList();
+            Map<Long, Integer> claims = raceSmallBatches(all, 7_000L + round,
+                    ids -> instances.claimBatch(ids, START).stream().map(Instance::id).toList());
+            assertEquals(all.size(), claims.size(), "every instance claimed, round " + round);
+            int finalRound = round;
+            claims.forEach((id, n) -> assertEquals(1, n, "claims of " + id + " in round " + finalRound));
+            for (long id : all) {
+                Instance row = instances.get(id).orElseThrow();
+                assertEquals(InstanceStatus.DISPATCHING, row.status());
+                assertEquals(1, row.attempt(), "attempt of " + row.id());
+            }
+        }
+    }
+
+    /** As the claim race above, for the batched success: each DISPATCHING instance is reported moved exactly once. */
+    @Test
+    void markAllSucceeded_eightThreadsRaceWithSmallOverlappingBatches_eachInstanceMovedOnce() throws Exception {
+        for (int round = 0; round < 8; round++) {
+            List<Long> all = createWaiting(insertJob(START), 300).stream().map(NewInstance::id).toList();
+            assertEquals(all.size(), instances.claimBatch(all, START).size());
+            Map<Long, Integer> moves = raceSmallBatches(all, 9_000L + round, instances::markAllSucceeded);
+            assertEquals(all.size(), moves.size(), "every instance moved, round " + round);
+            int finalRound = round;
+            moves.forEach((id, n) -> assertEquals(1, n, "moves of " + id + " in round " + finalRound));
+            all.forEach(id -> assertEquals(InstanceStatus.SUCCEEDED, instances.get(id).orElseThrow().status()));
+        }
+    }
+
+    /**
+     * A batch in which one instance was moved to a later time than its timer was armed for: the others are claimed,
+     * that one is not: each row's own armed-for time bounds its claim, not the batch's latest.
+     */
+    @Test
+    void claimArmed_oneRowDueAfterItsArmedForTime_claimsTheOthersOnly() {
+        List<NewInstance> created = createWaiting(insertJob(START), 3);
+        long armedEarly = created.get(2).id(); // due START + 2 ms, armed for START: a timer from before a reschedule
+        Map<Long, Long> armedFor = Map.of(
+                created.get(0).id(), START.plusMillis(10).toEpochMilli(),
+                created.get(1).id(), START.plusMillis(10).toEpochMilli(),
+                armedEarly, START.toEpochMilli());
+
+        Set<Long> claimed = instances.claimArmed(armedFor, START.plusMillis(10)).stream().map(Instance::id)
+                .collect(java.util.stream.Collectors.toSet());
+
+        assertEquals(Set.of(created.get(0).id(), created.get(1).id()), claimed);
+        assertEquals(InstanceStatus.WAITING, instances.get(armedEarly).orElseThrow().status());
+        assertEquals(0, instances.get(armedEarly).orElseThrow().attempt());
+        assertEquals(Set.of(armedEarly), instances.claimArmed(Map.of(armedEarly, START.plusMillis(2).toEpochMilli()),
+                START.plusMillis(10)).stream().map(Instance::id).collect(java.util.stream.Collectors.toSet()));
+    }
+
+    /**
+     * Eight threads started together each move 150 random batches of 1 to 6 ids drawn from {@code all} (seeded by
+     * {@code seed} and the thread), then all of {@code all}; returns how many times each id was reported moved.
+     */
+    private static Map<Long, Integer> raceSmallBatches(List<Long> all, long seed,
+            java.util.function.Function<List<Long>, java.util.Collection<Long>> move) throws Exception {
+        Map<Long, Integer> moves = new ConcurrentHashMap<>();
+        raceThreads(8, t -> {
+            Random random = new Random(seed * 31 + t);
+            for (int batch = 0; batch < 150; batch++) {
+                List<Long> ids = new ArrayList<>();
+                int size = 1 + random.nextInt(6);
+                for (int i = 0; i < size; i++) {
+                    ids.add(all.get(random.nextInt(all.size())));
+                }
+                move.apply(ids).forEach(id -> moves.merge(id, 1, Integer::sum));
+            }
+            move.apply(all).forEach(id -> moves.merge(id, 1, Integer::sum));
+        });
+        return moves;
+    }
+
+    /** Runs {@code work} on {@code threads} threads started together; rethrows the first failure. */
+    private static void raceThreads(int threads, ThreadWork work) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    work.run(thread);
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThreadWork {
+        void run(int thread) throws Exception;
+    }
+
     @Test
     void claimBatch_racingCancels_neverBothCancelledAndClaimed() throws Exception {
         Job job = insertJob(START);

@@ -47,13 +47,7 @@ class PostgresPagedScanPlanTest {
             TestPartitions.setAutovacuum(c, "tw_instance", false);
             s.execute("ANALYZE tw_job");
             s.execute("ANALYZE tw_instance");
-            s.execute("INSERT INTO tw_job (id, name, schedule_type, target_type, target_value, enabled, misfire_policy,"
-                    + " retry_max_attempts, retry_backoff_ms, next_trigger_time_ms, created_at_ms, updated_at_ms,"
-                    + " version, shard) SELECT i, 'job-' || i, 'ONE_SHOT', 'HANDLER', 'noop', TRUE, 'FIRE_NOW', 1, 0, "
-                    + BASE_MS + " + i / 10, 0, 0, 0, i % 256 FROM generate_series(1, " + ROWS + ") i");
-            s.execute("INSERT INTO tw_instance (id, job_id, status, expected_trigger_time_ms, attempt,"
-                    + " created_at_ms, updated_at_ms, shard) SELECT i, i, 'WAITING', " + BASE_MS
-                    + " + i / 10, 0, 0, 0, i % 256 FROM generate_series(1, " + ROWS + ") i");
+            PlanTestRows.insert(s, BASE_MS, "generate_series(1, " + ROWS + ") i");
         }
     }
 
@@ -64,16 +58,7 @@ class PostgresPagedScanPlanTest {
 
     @Test
     void dueJobsPage_walksTheDueIndexInOrder() throws SQLException {
-        assertPlans(JobSql.SELECT_DUE_AFTER, ps -> {
-            long cursorMs = BASE_MS + 10;
-            ps.setLong(1, BASE_MS + ROWS);
-            ps.setLong(2, cursorMs);
-            ps.setLong(3, cursorMs);
-            ps.setLong(4, cursorMs);
-            ps.setLong(5, 100);
-            ps.setArray(6, ps.getConnection().createArrayOf("integer", allShards()));
-            ps.setInt(7, 500);
-        });
+        assertPlans(JobSql.SELECT_DUE_AFTER, ps -> PlanTestRows.bindDueJobsAfter(ps, BASE_MS, ROWS, 500));
     }
 
     /**
@@ -89,7 +74,7 @@ class PostgresPagedScanPlanTest {
                 c.setAutoCommit(false);
                 new PostgresDialect().preferIndexOrder(c);
                 String plan = explain(c, InstanceSql.SELECT_WAITING_DUE, ps -> {
-                    ps.setArray(1, ps.getConnection().createArrayOf("integer", allShards()));
+                    ps.setArray(1, ps.getConnection().createArrayOf("integer", PlanTestRows.allShards()));
                     ps.setLong(2, cursorMs);
                     ps.setLong(3, cursorMs);
                     ps.setLong(4, 1_000);
@@ -171,9 +156,5 @@ class PostgresPagedScanPlanTest {
             }
         }
         return plan.toString();
-    }
-
-    private static Integer[] allShards() {
-        return IntStream.range(0, 256).boxed().toArray(Integer[]::new);
     }
 }
