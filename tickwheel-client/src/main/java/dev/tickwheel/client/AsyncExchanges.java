@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
-import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.config.TlsConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
@@ -56,11 +55,7 @@ final class AsyncExchanges implements AutoCloseable {
                         .setConnPoolPolicy(PoolReusePolicy.LIFO)
                         .setMaxConnTotal(settings.maxConnections())
                         .setMaxConnPerRoute(settings.maxConnections())
-                        .setDefaultConnectionConfig(ConnectionConfig.custom()
-                                .setConnectTimeout(Timeout.of(settings.connectTimeout()))
-                                .setSocketTimeout(backstop)
-                                .setValidateAfterInactivity(BlockingExchanges.VALIDATE_AFTER_IDLE)
-                                .build())
+                        .setDefaultConnectionConfig(BlockingExchanges.connectionConfig(settings, backstop))
                         // HTTP/1.1 also on https: the server has no HTTP/2
                         .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
                                 .build())

@@ -34,7 +34,7 @@ final class BlockingExchanges implements AutoCloseable {
     /** Apache's own socket and lease time-outs end this long after the deadline: they only back it up. */
     static final long BACKSTOP_MS = 1_000;
     /** A pooled connection idle longer than this is checked before it is reused (a peer may have closed it). */
-    static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(1);
+    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(1);
 
     private final CloseableHttpClient http;
     private final Deadlines deadlines;
@@ -50,11 +50,7 @@ final class BlockingExchanges implements AutoCloseable {
                         .setConnPoolPolicy(PoolReusePolicy.LIFO)
                         .setMaxConnTotal(settings.maxConnections())
                         .setMaxConnPerRoute(settings.maxConnections())
-                        .setDefaultConnectionConfig(ConnectionConfig.custom()
-                                .setConnectTimeout(Timeout.of(settings.connectTimeout()))
-                                .setSocketTimeout(backstop)
-                                .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
-                                .build())
+                        .setDefaultConnectionConfig(connectionConfig(settings, backstop))
                         .build())
                 .setDefaultRequestConfig(RequestConfig.custom()
                         .setConnectionRequestTimeout(backstop)
@@ -67,6 +63,15 @@ final class BlockingExchanges implements AutoCloseable {
                 .disableContentCompression()
                 .disableAuthCaching()
                 .disableConnectionState()
+                .build();
+    }
+
+    /** The pooled connections' settings, the same for the blocking and the asynchronous client. */
+    static ConnectionConfig connectionConfig(ClientSettings settings, Timeout backstop) {
+        return ConnectionConfig.custom()
+                .setConnectTimeout(Timeout.of(settings.connectTimeout()))
+                .setSocketTimeout(backstop)
+                .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
                 .build();
     }
 

@@ -5,7 +5,8 @@ import dev.tickwheel.timer.WheelTimeout;
 /**
  * The single handle of one pending instance: its timer node in whichever wheel holds it, its CARGO entry (the index
  * chains the nodes themselves through {@link #chainNext}, keyed by {@link #uniqueId()}), and the
- * {@link dev.tickwheel.timer.TimerFuture} the caller gets back. It moves from the coarse to the precise wheel without being copied.
+ * {@link dev.tickwheel.timer.TimerFuture} the caller gets back. It moves from the coarse to the precise wheel without
+ * being copied.
  *
  * <p>Thread-safe (see {@link WheelTimeout}).
  */
