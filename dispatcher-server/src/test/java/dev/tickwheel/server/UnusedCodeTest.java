@@ -95,6 +95,8 @@ class UnusedCodeTest {
             "dev.tickwheel.server.api.ApiServer#routes",
             // A batcher's backlog, which BatcherTest reads to see what close() hands back.
             "dev.tickwheel.concurrent.Batcher#queued",
+            // The handler deadline wheel's counters, which InProcessHandlersTest reads to see deadlines released.
+            "dev.tickwheel.server.dispatch.InProcessHandlers#deadlineStats",
             // Test hooks of CallSlots: its invariant checker and the per-target count the stress tests read.
             "dev.tickwheel.server.dispatch.CallSlots#checkInvariants",
             "dev.tickwheel.server.dispatch.CallSlots#inFlight",
