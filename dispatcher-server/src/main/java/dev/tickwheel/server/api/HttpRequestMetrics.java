@@ -5,6 +5,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records each HTTP request as the timer {@code http.server.requests} (Prometheus
@@ -15,13 +18,21 @@ import java.util.concurrent.TimeUnit;
  * is bounded by the routes: static files are {@code /assets/**} and requests that match no route
  * {@code NOT_FOUND} (or {@code UNKNOWN} with another status).
  *
- * <p>Thread-safe (Micrometer's registry is; this class holds no state of its own).
+ * <p>A failure to record never fails the request: Javalin runs the request logger after the handler has written its
+ * answer but before the answer is sent, and answers 500 when the logger throws (the status replaced, seen in
+ * {@code HttpRequestMetricsTest}). Such a failure is logged (the first with its stack trace) and the request's answer
+ * goes out as the handler wrote it.
+ *
+ * <p>Thread-safe (Micrometer's registry is; the only state of this class is the flag of the first failure).
  */
 final class HttpRequestMetrics {
 
     static final String METER = "http.server.requests";
 
+    private static final Logger log = LoggerFactory.getLogger(HttpRequestMetrics.class);
+
     private final MeterRegistry registry;
+    private final AtomicBoolean failedBefore = new AtomicBoolean();
 
     HttpRequestMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -29,15 +40,27 @@ final class HttpRequestMetrics {
 
     /** A Javalin request logger callback: {@code executionTimeMs} from the start of the request to its end. */
     void record(Context ctx, float executionTimeMs) {
+        try {
+            timer(ctx).record((long) (executionTimeMs * 1_000_000.0), TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            if (failedBefore.compareAndSet(false, true)) {
+                log.warn("could not record {} {} in {}; the request is answered anyway", ctx.method(), ctx.path(),
+                        METER, e);
+            } else {
+                log.warn("could not record {} {} in {}: {}", ctx.method(), ctx.path(), METER, e.toString());
+            }
+        }
+    }
+
+    private Timer timer(Context ctx) {
         int status = ctx.statusCode();
-        Timer.builder(METER)
+        return Timer.builder(METER)
                 .description("HTTP requests served by the API, by route template and status")
                 .tag("method", ctx.method().name())
                 .tag("uri", uri(ctx, status))
                 .tag("status", Integer.toString(status))
                 .tag("outcome", outcome(status))
-                .register(registry)
-                .record((long) (executionTimeMs * 1_000_000.0), TimeUnit.NANOSECONDS);
+                .register(registry);
     }
 
     private static String uri(Context ctx, int status) {
