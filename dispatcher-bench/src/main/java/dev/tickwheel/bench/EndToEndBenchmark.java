@@ -33,11 +33,16 @@ import java.util.List;
  * {@code --lead-ms 10000} (all instances due within this of the server start), {@code --spread-ms 2000} (they are due
  * evenly over the last this-many ms of the lead), {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres},
  * {@code --timeout-s 300}, {@code --handler-threads N} (the server's handler pool; default
- * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight).
+ * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight), {@code --warmup N}
+ * (default 0: none; before the measured run, the child JVM runs the same path with N instances due within 3 s on a
+ * store of its own, so that the measured run finds the dispatch path compiled, as in a server that has been running).
  *
  * <p>Not thread-safe: a command-line program.
  */
 public final class EndToEndBenchmark {
+
+    /** The warm-up's instances are due within this of its server's start. */
+    private static final long WARMUP_LEAD_MS = 3_000;
 
     private EndToEndBenchmark() {
     }
@@ -66,6 +71,18 @@ public final class EndToEndBenchmark {
     }
 
     private static void runSingle(Options options) throws Exception {
+        if (options.warmup > 0) {
+            // The same path, on a store of its own, before the measured run: a server dispatches for as long as it
+            // runs, and a run of seconds on a cold JVM otherwise measures the JIT compiling the dispatch path (a
+            // thread profile of a cold PostgreSQL run found the compiler threads taking half the JVM's CPU during
+            // dispatch).
+            EndToEndRun warm = new EndToEndRun(options.warmup, WARMUP_LEAD_MS, WARMUP_LEAD_MS / 2,
+                    Duration.ofSeconds(options.timeoutS), options.handlerThreads);
+            try (BenchDatabase database = options.single.equals("pg")
+                    ? BenchDatabase.postgres(options.pgUrl) : BenchDatabase.h2()) {
+                System.err.println("  warm-up: " + warm.run(database).toLine());
+            }
+        }
         EndToEndRun run = new EndToEndRun(options.instances, options.leadMs, options.spreadMs,
                 Duration.ofSeconds(options.timeoutS), options.handlerThreads);
         try (BenchDatabase database = options.single.equals("pg")
@@ -117,6 +134,7 @@ public final class EndToEndBenchmark {
         String pgUrl = BenchDatabase.DEFAULT_PG_URL;
         long timeoutS = 300;
         int handlerThreads = dev.tickwheel.server.TickwheelServer.DEFAULT_HANDLER_THREADS;
+        int warmup;
         String single;
 
         static Options parse(String[] args) {
@@ -136,6 +154,7 @@ public final class EndToEndBenchmark {
                     case "--pg-url" -> o.pgUrl = value;
                     case "--timeout-s" -> o.timeoutS = Long.parseLong(value);
                     case "--handler-threads" -> o.handlerThreads = Integer.parseInt(value);
+                    case "--warmup" -> o.warmup = Integer.parseInt(value);
                     case "--single" -> o.single = oneOf(name, value, "h2", "pg");
                     default -> throw new IllegalArgumentException("unknown option: " + name);
                 }
