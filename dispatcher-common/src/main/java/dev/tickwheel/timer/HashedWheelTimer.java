@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -22,12 +23,12 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  *
  * <p>Thread-safe: {@link #schedule}, {@link #accept} and {@link TimerFuture#cancel()} may be called from any thread,
  * {@link #stop()} from any thread but the worker. Only the worker thread touches the buckets (single writer): producers
- * hand new timeouts over through a lock-free MPSC queue, cancellations through a second one, and the worker links and
- * unlinks nodes.
+ * hand new timeouts over through a lock-free MPSC queue and the worker links and unlinks nodes. A cancel only changes
+ * the node's state and counts itself; the worker drops cancelled nodes (see Cancelled nodes).
  *
  * <h2>How the worker waits</h2>
  *
- * Each pass reads the ticker once ({@code now}), drains cancellations, drains up to {@code maxTransfersPerPass} new
+ * Each pass reads the ticker once ({@code now}), drains up to {@code maxTransfersPerPass} new
  * timeouts (one already due is expired in this pass, never a revolution later), retries deferred timeouts and expires
  * every bucket that holds a deadline at or before {@code now}. It then parks until the earliest pending deadline
  * ({@link TimingWheel#nextDeadline()}) or deferred retry, not until the next tick, and without a deadline when it
@@ -38,8 +39,28 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * producer first enqueues, then reads {@code wakeAtNanos} and unparks the worker only if its deadline is earlier. Both
  * sides write then read volatile state in opposite order (a queue's producer index is written by an atomic add), so
  * at least one of them sees the other: a sooner timeout is never stranded behind a long park, and most schedule calls
- * do not pay for an unpark. A cancel does not wake the worker (see Caveats), except once per
- * {@link #CANCELS_PER_WAKE} cancels.
+ * do not pay for an unpark. A cancel does not wake the worker, except once per {@link #CANCELS_PER_WAKE} cancels.
+ *
+ * <h2>Cancelled nodes</h2>
+ *
+ * A cancel never touches the wheel: it flips the node's state (the task will not run) and increments a counter. The
+ * node stays linked until the worker drops it: when its bucket is expired (a cancelled node is dropped, not fired), or
+ * by a sweep, which walks the buckets unlinking every cancelled node. A sweep starts when at least
+ * {@link #CANCELS_PER_WAKE} cancels have been counted since the last one started and they are at least half of what
+ * the wheel holds; it visits at most {@link #SWEEP_NODES_PER_PASS} nodes a pass, so firing is never held up by more
+ * than a short stretch of it. So the wheel holds at most about as many cancelled nodes as live ones, plus
+ * {@link #CANCELS_PER_WAKE}, and a sweep's cost, proportional to the wheel's size, is paid for by at least half as
+ * many cancels: O(1) per cancel. Every {@link #CANCELS_PER_WAKE}-th cancel wakes a parked worker to decide, so a
+ * parked wheel keeps the same bound. (Nodes handed over while the worker sleeps towards an earlier deadline wait in
+ * its queue until that wake-up, cancelled or not, as they always have; the pass that takes them drops the cancelled.)
+ *
+ * <p>Why it is safe: only the worker links and unlinks; a canceller's only writes are the state's compare-and-set and
+ * the counter. A node cancelled while a sweep walks is either seen cancelled and dropped, or seen waiting and left for
+ * a later sweep or its bucket; a node expired a moment before its cancel is handed on, and its run finds it cancelled
+ * and does nothing (the state's compare-and-set decides, as before). The worker drops a node at most once, since it
+ * unlinks it, so {@link TimerStats#cancelled()} counts each once. Why not a queue of cancelled nodes for the worker to
+ * unlink one by one: that costs every cancel a queue slot, and the worker an unlink that writes the two neighbours'
+ * links, lines the cancelling core then has to fetch back; measured, the cancel rate rose by about a quarter without it.
  *
  * <h2>Expiry</h2>
  *
@@ -53,10 +74,8 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * <p>Caveats: timeouts due in the same pass are not ordered. Lateness is the park's wake-up latency (tens of
  * microseconds on Linux) plus the time to expire the timeouts before it (and to run them, without an executor); with a
  * saturated executor, one tick per retry. A timer built with an expiry lead fires that much early, by design. A
- * cancelled node is unlinked, and its memory released, by the worker's next pass, which the cancel does not force:
- * waking a parked worker costs a system call, and a burst of cancels would pay it over and over. That pass comes at
- * the wheel's next deadline or sooner timeout, or once {@link #CANCELS_PER_WAKE} cancels have queued since the last
- * such wake-up, so a parked timer pins at most about that many cancelled nodes beyond what it held before.
+ * cancelled node's memory is released when its bucket is reached or a sweep drops it (above), not at once;
+ * {@link TimerStats#pending()} counts it until then.
  *
  * <p>A timer's range is {@code Long.MAX_VALUE} ns (292 years) of its ticker from when it is built: a deadline beyond it
  * is refused. Should the ticker pass that end, time stands still at the end for the timer: everything pending fires and
@@ -72,8 +91,13 @@ public final class HashedWheelTimer implements Timer {
     public static final int DEFAULT_MAX_TRANSFERS_PER_PASS = 100_000;
     /** Largest number of buckets. */
     public static final int MAX_TICKS_PER_WHEEL = 1 << 30;
-    /** A parked worker is woken to release cancelled nodes once this many cancels have queued since the last time. */
+    /**
+     * Every this-many-th cancel wakes a parked worker to decide on a sweep, and a sweep needs at least this many cancels
+     * since the last one. A power of 2.
+     */
     public static final int CANCELS_PER_WAKE = 4096;
+    /** At most this many nodes are visited by a sweep per worker pass, between two expiries. */
+    public static final int SWEEP_NODES_PER_PASS = 4096;
 
     private static final int INIT = 0;
     private static final int STARTED = 1;
@@ -105,7 +129,8 @@ public final class HashedWheelTimer implements Timer {
     private final Thread worker;
 
     private final MpscUnboundedXaddArrayQueue<WheelTimeout> transfers = new MpscUnboundedXaddArrayQueue<>(1024);
-    private final MpscUnboundedXaddArrayQueue<WheelTimeout> cancellations = new MpscUnboundedXaddArrayQueue<>(1024);
+    // Cancels counted while this timer owned the node; incremented by cancelling threads, read by the worker.
+    private final AtomicLong cancelRequests = new AtomicLong();
 
     // Confined to the worker thread.
     private final TimingWheel wheel;
@@ -114,14 +139,12 @@ public final class HashedWheelTimer implements Timer {
     private long retryDeferredAtNanos; // ticker time, compared by subtraction
     private long passNowNanos;
     private boolean saturatedThisPass;
+    private long cancelRequestsAtSweepStart;
 
     // volatile: lifecycle state machine, changed by CAS from start() and stop().
     private final AtomicInteger lifecycle = new AtomicInteger(INIT);
     // volatile: the worker's park deadline (rel ns), IDLE or AWAKE; read by producers to decide whether to unpark.
     private volatile long wakeAtNanos = AWAKE;
-    // volatile: the cancellation queue's producer index when a canceller last woke the worker; racing cancellers may
-    // both wake it, or move this back by a few, which only moves the next wake-up by as many cancels.
-    private volatile long cancelsAtLastWake;
     // volatile: set by the worker on exit, read by stop() once workerExited is open.
     private volatile List<TimerFuture> unprocessed = List.of();
     // Opened by the worker as it exits (or by start() if the thread could not be started). stop() waits on this, not
@@ -282,18 +305,14 @@ public final class HashedWheelTimer implements Timer {
     }
 
     /** Called by {@link WheelTimeout#cancel()} after the CAS won while this timer owned the node. */
-    void enqueueCancellation(WheelTimeout timeout) {
+    void cancelRequested() {
         if (lifecycle.get() == STOPPED) {
-            // The worker's last pass drops cancelled nodes; a queue nobody drains would only hold this one.
             return;
         }
-        cancellations.offer(timeout);
-        // No wake-up per cancel (an unpark is a system call, and a parked worker may be woken by every cancel of a
-        // burst): the worker unlinks the node on its next pass. Every CANCELS_PER_WAKE-th cancel wakes a parked
-        // worker, so a burst of cancels on an idle wheel pins at most about that many nodes beyond one pass.
-        long queued = cancellations.currentProducerIndex();
-        if (queued - cancelsAtLastWake >= CANCELS_PER_WAKE) {
-            cancelsAtLastWake = queued;
+        // A full fence (atomic add) before reading wakeAtNanos, as a producer's offer before its read: a worker about
+        // to park re-checks sweepDue() after publishing wakeAtNanos, so one of the two sees the other.
+        long count = cancelRequests.incrementAndGet();
+        if ((count & (CANCELS_PER_WAKE - 1)) == 0) {
             long wakeAt = wakeAtNanos;
             if (wakeAt != AWAKE && WAKE_AT.compareAndSet(this, wakeAt, AWAKE)) {
                 parker.unpark(worker);
@@ -373,11 +392,11 @@ public final class HashedWheelTimer implements Timer {
                 long nowRel = relativeNow(nowNanos);
                 passNowNanos = nowNanos;
                 saturatedThisPass = false;
-                drainCancellations();
                 boolean backlog = drainTransfers(nowRel);
                 retryDeferred(nowNanos);
                 cancelled += wheel.expire(nowRel, this::expire);
-                if (backlog) {
+                boolean sweeping = sweep();
+                if (backlog || sweeping) {
                     continue;
                 }
                 // Idleness is decided by what is held, not by a sentinel deadline: at the end of the range
@@ -390,7 +409,7 @@ public final class HashedWheelTimer implements Timer {
                 wakeAtNanos = idle ? IDLE : nowRel + Math.min(waitNanos, Long.MAX_VALUE - nowRel);
                 // A producer or canceller that ran after this pass drained its queue but read wakeAtNanos before the
                 // line above saw AWAKE and did not unpark us: its item is in a queue now, so pass again.
-                if (!transfers.isEmpty() || !cancellations.isEmpty() || lifecycle.get() != STARTED) {
+                if (!transfers.isEmpty() || sweepDue() || lifecycle.get() != STARTED) {
                     continue;
                 }
                 if (idle) {
@@ -425,22 +444,27 @@ public final class HashedWheelTimer implements Timer {
         return deferredCount == 0 ? waitNanos : Math.min(waitNanos, retryDeferredAtNanos - nowNanos);
     }
 
-    private void drainCancellations() {
-        WheelTimeout timeout;
-        while ((timeout = cancellations.relaxedPoll()) != null) {
-            // After a hand-off the node belongs to another timer: its links are not ours to touch.
-            if (timeout.owner != this || !timeout.isLinked()) {
-                continue;
+    /** Whether enough cancels have been counted since the last sweep started for another: see Cancelled nodes. */
+    private boolean sweepDue() {
+        long since = cancelRequests.get() - cancelRequestsAtSweepStart;
+        return since >= CANCELS_PER_WAKE && since >= wheel.size() / 2;
+    }
+
+    /**
+     * Starts a sweep if one is due, and runs a stretch of the one under way.
+     *
+     * @return whether a sweep is still under way (the worker passes again instead of parking)
+     */
+    private boolean sweep() {
+        if (!wheel.isSweeping()) {
+            if (!sweepDue()) {
+                return false;
             }
-            if (wheel.relative(timeout) <= wheel.expiredUpTo()) {
-                // Only due timeouts sit in the deferred list; everything in the wheel is due later.
-                timeout.unlink();
-                deferredCount--;
-            } else {
-                wheel.remove(timeout);
-            }
-            cancelled++;
+            cancelRequestsAtSweepStart = cancelRequests.get();
+            wheel.startSweep();
         }
+        cancelled += wheel.sweep(SWEEP_NODES_PER_PASS);
+        return wheel.isSweeping();
     }
 
     /** @return whether more hand-offs are waiting than one pass may move */
@@ -569,7 +593,6 @@ public final class HashedWheelTimer implements Timer {
                 result.add(timeout);
             }
         }
-        cancellations.clear();
         return List.copyOf(result);
     }
 

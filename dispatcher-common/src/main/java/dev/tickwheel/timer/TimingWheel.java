@@ -41,6 +41,8 @@ final class TimingWheel {
     private final long originNanos;
     private long expiredUpTo;
     private int size;
+    // The next bucket a sweep visits, or -1 when none is under way.
+    private int sweepCursor = -1;
 
     /**
      * @param originNanos ticker time that rel 0 corresponds to; a node's rel deadline is
@@ -88,15 +90,47 @@ final class TimingWheel {
         size++;
     }
 
-    /** Unlinks a timeout that is linked in this wheel. */
-    void remove(WheelTimeout timeout) {
-        int index = (int) (relative(timeout) / tickNanos) & mask;
-        timeout.unlink();
-        size--;
-        WheelTimeout head = heads[index];
-        if (head.next == head) {
-            earliest[index] = Long.MAX_VALUE;
+    /** Whether a sweep started by {@link #startSweep()} has buckets left. */
+    boolean isSweeping() {
+        return sweepCursor >= 0;
+    }
+
+    /** Starts a sweep at the first bucket (restarts one under way). */
+    void startSweep() {
+        sweepCursor = 0;
+    }
+
+    /**
+     * Unlinks the cancelled timeouts of the sweep's next buckets, a whole bucket at a time, until at least
+     * {@code budget} nodes have been visited or the last bucket is done; a bucket's earliest deadline is exact
+     * afterwards.
+     *
+     * @return how many cancelled timeouts were dropped
+     */
+    int sweep(int budget) {
+        int dropped = 0;
+        int visited = 0;
+        while (sweepCursor >= 0 && visited < budget) {
+            int index = sweepCursor;
+            WheelTimeout head = heads[index];
+            long min = Long.MAX_VALUE;
+            WheelTimeout node = head.next;
+            while (node != head) {
+                WheelTimeout following = node.next;
+                if (node.isCancelled()) {
+                    node.unlink();
+                    size--;
+                    dropped++;
+                } else {
+                    min = Math.min(min, relative(node));
+                }
+                visited++;
+                node = following;
+            }
+            earliest[index] = min;
+            sweepCursor = index + 1 < heads.length ? index + 1 : -1;
         }
+        return dropped;
     }
 
     /**

@@ -76,7 +76,7 @@ public class WheelTimeout implements TimerFuture, Runnable {
         onCancel();
         HashedWheelTimer timer = owner;
         if (timer != null) {
-            timer.enqueueCancellation(this);
+            timer.cancelRequested();
         }
         return true;
     }

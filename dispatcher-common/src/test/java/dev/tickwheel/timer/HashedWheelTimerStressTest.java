@@ -3,6 +3,7 @@ package dev.tickwheel.timer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,19 +38,21 @@ class HashedWheelTimerStressTest {
     }
 
     /**
-     * Cancels from eight threads while a ninth keeps the worker awake with timeouts that are due at once: a cancel may
-     * land in a pass after the pass drained its queue. No node may be lost or counted twice: after each round, fewer
-     * than {@link HashedWheelTimer#CANCELS_PER_WAKE} (plus one per canceller) wait for the next pass, and that pass
-     * releases all of them.
+     * Cancels from eight threads while a ninth keeps the worker awake with timeouts that are due at once, so that
+     * sweeps run while cancels land (a node may be cancelled just before or just after a sweep visits its bucket). No
+     * node may run, be lost or be counted twice: parked after each round, the worker holds fewer cancelled nodes than
+     * {@link HashedWheelTimer#CANCELS_PER_WAKE} (it would sweep otherwise), and once every deadline has passed it has
+     * dropped each cancelled node exactly once.
      */
     @Test
-    void cancel_manyThreadsWhileWorkerIsAwake_everyNodeReleasedOnceByTheNextPass() throws Exception {
+    void cancel_manyThreadsWhileWorkerSweeps_noneRunsNoneLostEachDroppedOnce() throws Exception {
         int perThread = 5_000;
         for (int round = 0; round < 10; round++) {
             ManualClock clock = new ManualClock();
             HashedWheelTimer timer = HashedWheelTimer.builder().ticker(clock).ticksPerWheel(64).build();
             try {
                 AtomicBoolean cancelling = new AtomicBoolean(true);
+                AtomicInteger ran = new AtomicInteger();
                 Future<?> busy = threads.submit(() -> {
                     while (cancelling.get()) {
                         timer.schedule(Thread::onSpinWait, 0, TimeUnit.NANOSECONDS);
@@ -61,7 +64,7 @@ class HashedWheelTimerStressTest {
                     cancellers.add(threads.submit(() -> {
                         List<TimerFuture> mine = new ArrayList<>(perThread);
                         for (int i = 0; i < perThread; i++) {
-                            mine.add(timer.schedule(() -> { }, 1 + i, TimeUnit.HOURS));
+                            mine.add(timer.schedule(ran::incrementAndGet, 1 + i, TimeUnit.HOURS));
                         }
                         go.await();
                         for (TimerFuture future : mine) {
@@ -79,17 +82,20 @@ class HashedWheelTimerStressTest {
                 cancelling.set(false);
                 busy.get(60, TimeUnit.SECONDS);
                 clock.awaitSettled();
-                // Cancels do not wake the worker one by one: what the last wake-up left in the queue (fewer than
-                // CANCELS_PER_WAKE, plus one per racing canceller) waits for the next pass...
-                TimerStats parked = timer.stats();
-                assertTrue(parked.pending() < HashedWheelTimer.CANCELS_PER_WAKE + THREADS, "round " + round + ": "
-                        + parked);
-                // ...which releases every one of them, each counted once.
+                // A timeout due now wakes the worker once more: it takes what was handed over while it slept towards a
+                // later deadline (dropping the cancelled ones) and sweeps if due. Parked again, it holds only cancelled
+                // nodes, fewer than a sweep needs...
                 timer.schedule(() -> { }, 0, TimeUnit.NANOSECONDS);
                 clock.awaitSettled();
+                TimerStats parked = timer.stats();
+                assertTrue(parked.pending() < HashedWheelTimer.CANCELS_PER_WAKE, "round " + round + ": " + parked);
+                assertTrue(parked.cancelled() > 0, "round " + round + ": nothing dropped: " + parked);
+                // ...and drops each of them when its bucket is reached: every node dropped once, none run.
+                clock.advance(Duration.ofHours(perThread + 1));
                 TimerStats stats = timer.stats();
                 assertEquals(0, stats.pending(), "round " + round + ": " + stats);
                 assertEquals(THREADS * perThread, stats.cancelled(), "round " + round + ": " + stats);
+                assertEquals(0, ran.get(), "round " + round + ": a cancelled task ran");
             } finally {
                 timer.stop();
             }

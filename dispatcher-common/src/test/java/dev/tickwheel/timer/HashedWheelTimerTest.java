@@ -101,7 +101,7 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
     }
 
     @Test
-    void cancel_beforeDeadline_neverRuns_releasedByTheWorkersNextPassWithoutWakingIt() {
+    void cancel_beforeDeadline_neverRuns_keptWithoutWakingTheWorkerUntilItsBucketIsReached() {
         timer = builder().build();
         TimerFuture future = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
         clock.awaitSettled();
@@ -111,20 +111,22 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
         // No wake-up per cancel: the worker still sleeps towards the cancelled deadline, holding the node.
         assertEquals(TimeUnit.HOURS.toNanos(1), workerParkedUntil());
         assertEquals(1, timer.stats().pending());
-        // Any pass releases it: here the one a sooner timeout wakes the worker for.
+        // A pass for a sooner timeout leaves it linked: one cancel is far from a sweep.
         timer.schedule(recordFire(), 5, TimeUnit.MILLISECONDS);
-        clock.awaitSettled();
-        assertEquals(1, timer.stats().cancelled());
-        assertEquals(1, timer.stats().pending(), "only the new timeout");
         clock.advance(Duration.ofMillis(5));
+        assertEquals(0, timer.stats().cancelled());
+        assertEquals(1, timer.stats().pending(), "the cancelled node, still linked");
+        // Its bucket is reached: dropped there, not run.
         clock.advance(Duration.ofHours(2));
         assertEquals(List.of(TimeUnit.MILLISECONDS.toNanos(5)), fireTimes, "the cancelled one never ran");
+        assertEquals(1, timer.stats().cancelled());
+        assertEquals(0, timer.stats().pending());
         assertTrue(future.isCancelled());
         assertFalse(future.isStarted());
     }
 
     @Test
-    void cancel_aBurstOnAParkedWorker_wakesItOncePerCancelsPerWake_soTheNodesPinnedStayBounded() {
+    void cancel_aBurstOnAParkedWorker_wakesItToSweep_soTheCancelledNodesPinnedStayBelowCancelsPerWake() {
         timer = builder().build();
         int count = 3 * HashedWheelTimer.CANCELS_PER_WAKE + 5;
         List<TimerFuture> futures = new ArrayList<>();
@@ -137,15 +139,44 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
             assertTrue(future.cancel());
         }
         clock.awaitSettled();
-        // Three wake-ups released at least the first 3 * CANCELS_PER_WAKE (each pass takes what is queued by then);
-        // at most the last five wait for the next pass.
-        long released = timer.stats().cancelled();
-        assertTrue(released >= 3L * HashedWheelTimer.CANCELS_PER_WAKE, "released " + released);
-        assertEquals(count - released, timer.stats().pending());
+        // Every CANCELS_PER_WAKE-th cancel woke the parked worker; it swept once the cancels since the last sweep were
+        // at least half of what it held. Parked again, it holds fewer cancelled nodes than CANCELS_PER_WAKE (all it
+        // holds is cancelled here, and a sweep would be due with CANCELS_PER_WAKE of them).
+        TimerStats parked = timer.stats();
+        assertTrue(parked.pending() < HashedWheelTimer.CANCELS_PER_WAKE, parked.toString());
+        assertEquals(count, parked.cancelled() + parked.pending(), parked.toString());
         clock.advance(Duration.ofHours(60));
         assertEquals(List.of(), fireTimes);
         assertEquals(count, timer.stats().cancelled());
         assertEquals(0, timer.stats().pending());
+    }
+
+    @Test
+    void cancel_justBelowHalfOfWhatTheWheelHolds_noSweep_theNextCancelMakesHalfAndSweeps() {
+        timer = builder().build();
+        int count = 4 * HashedWheelTimer.CANCELS_PER_WAKE;
+        List<TimerFuture> futures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            futures.add(timer.schedule(recordFire(), 1 + i % 50, TimeUnit.HOURS));
+        }
+        // A timeout due now wakes the worker, which takes every node handed over (those due after its wake-up time
+        // did not wake it) and links it: a sweep compares the cancels with what the wheel holds.
+        timer.schedule(() -> { }, 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled();
+        int cancels = count / 2 - 1; // one short of half: never a sweep
+        for (int i = 0; i < cancels; i++) {
+            assertTrue(futures.get(i).cancel());
+        }
+        clock.awaitSettled();
+        assertEquals(0, timer.stats().cancelled(), "no sweep below half");
+        assertEquals(count, timer.stats().pending());
+        // The 2 * CANCELS_PER_WAKE-th cancel: half of what the wheel holds, and a wake-up, which sweeps.
+        assertTrue(futures.get(cancels).cancel());
+        clock.awaitSettled();
+        assertEquals(cancels + 1, timer.stats().cancelled(), "one sweep dropped every cancelled node");
+        assertEquals(count - cancels - 1, timer.stats().pending());
+        clock.advance(Duration.ofHours(60));
+        assertEquals(count - cancels - 1, fireTimes.size(), "every live timeout ran, no cancelled one");
     }
 
     @Test
@@ -284,19 +315,24 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
         assertTrue(timer.isStopped());
     }
 
-    // Issue 13, defect 3: a cancel issued while the worker was running a pass waited for the next wake-up, which could
-    // be the cancelled timeout's own deadline.
+    // Issue 13, defect 3 was a cancel issued mid-pass whose node waited for the cancelled deadline. Since issue 26 that
+    // is the design (a cancel does not touch the wheel; the node is dropped at its bucket, or by a sweep once cancels
+    // are many): the cancel wins at once, the task never runs, and the node is gone after its deadline.
     @Test
-    void cancel_whileWorkerRunsAPass_isReleasedBeforeTheWorkerParks() {
+    void cancel_whileWorkerRunsAPass_winsAtOnce_andTheNodeIsDroppedAtItsBucket() {
         timer = builder().build();
         TimerFuture far = timer.schedule(recordFire(), 1, TimeUnit.HOURS);
         AtomicBoolean cancelWon = new AtomicBoolean();
         timer.schedule(() -> cancelWon.set(far.cancel()), 1, TimeUnit.MILLISECONDS); // runs on the worker, mid-pass
         clock.advance(Duration.ofMillis(1));
         assertTrue(cancelWon.get());
+        assertTrue(far.isCancelled());
+        assertEquals(1, timer.stats().pending(), "kept until its bucket: one cancel is far from a sweep");
+        clock.advance(Duration.ofHours(1));
         assertEquals(Long.MAX_VALUE, workerParkedUntil(), "nothing left to wait for");
         assertEquals(1, timer.stats().cancelled());
         assertEquals(0, timer.stats().pending());
+        assertEquals(List.of(), fireTimes, "the cancelled task never ran");
     }
 
     // Issue 13, defect 4: the javadoc promised IllegalStateException for a node that is no longer waiting.

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Random;
@@ -14,9 +15,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Drives {@link TimingWheel} with random adds, removals and clock moves and checks it against a priority queue after
- * every step: exactly the due timeouts fire, none early, and {@link TimingWheel#nextDeadline()} is never later than the
- * true earliest deadline. The seed is printed in every failure message.
+ * Drives {@link TimingWheel} with random adds, cancels, sweeps (whole, and cut into stretches of random budgets) and
+ * clock moves, and checks it against a priority queue after every step: exactly the due live timeouts fire, none early,
+ * no cancelled one fires, a cancelled one is dropped exactly once (when its bucket is expired or by a sweep), the size
+ * counts the live and the cancelled still linked, and {@link TimingWheel#nextDeadline()} is never later than the true
+ * earliest deadline. The seed is printed in every failure message.
  */
 class TimingWheelOracleTest {
 
@@ -41,6 +44,7 @@ class TimingWheelOracleTest {
         TimingWheel wheel = new TimingWheel(TICK, buckets, origin);
         PriorityQueue<Node> oracle = new PriorityQueue<>((a, b) -> Long.compare(a.rel, b.rel));
         List<Node> live = new ArrayList<>();
+        Set<Node> cancelledLinked = new HashSet<>();
         long now = 0;
         for (int step = 0; step < 3_000; step++) {
             int op = random.nextInt(10);
@@ -58,8 +62,32 @@ class TimingWheelOracleTest {
                 live.add(node);
             } else if (op < 6 && !live.isEmpty()) {
                 Node node = live.remove(random.nextInt(live.size()));
-                wheel.remove(node);
+                assertTrue(node.cancel());
                 oracle.remove(node);
+                cancelledLinked.add(node);
+            } else if (op < 7) {
+                // A stretch of a sweep (it ends at a bucket's end, never inside one), or all of it; a sweep under way
+                // carries on across adds, cancels and expiries, as on the timer's worker.
+                boolean fresh = !wheel.isSweeping();
+                if (fresh) {
+                    wheel.startSweep();
+                }
+                boolean whole = random.nextBoolean();
+                int dropped = 0;
+                do {
+                    dropped += wheel.sweep(1 + random.nextInt(8));
+                } while (whole && wheel.isSweeping());
+                int unlinked = 0;
+                for (Iterator<Node> it = cancelledLinked.iterator(); it.hasNext(); ) {
+                    if (!it.next().isLinked()) {
+                        it.remove();
+                        unlinked++;
+                    }
+                }
+                assertEquals(unlinked, dropped, "a sweep drops exactly the cancelled nodes it unlinks");
+                if (fresh && whole) {
+                    assertEquals(Set.of(), cancelledLinked, "a whole sweep drops every cancelled node");
+                }
             } else {
                 long step2 = switch (random.nextInt(4)) {
                     case 0 -> random.nextInt(1000);
@@ -70,9 +98,12 @@ class TimingWheelOracleTest {
                 now += step2;
                 Set<WheelTimeout> fired = new HashSet<>();
                 long nowFinal = now;
-                wheel.expire(now, t -> {
+                int dropped = wheel.expire(now, t -> {
                     if (((Node) t).rel > nowFinal) {
                         fail("fired early: deadline " + ((Node) t).rel + " at " + nowFinal);
+                    }
+                    if (t.isCancelled()) {
+                        fail("a cancelled timeout fired");
                     }
                     fired.add(t);
                 });
@@ -82,11 +113,16 @@ class TimingWheelOracleTest {
                 }
                 assertEquals(expected, fired, "fired set at now=" + now);
                 live.removeAll(fired);
+                long dueCancelled = cancelledLinked.stream().filter(n -> n.rel <= nowFinal).count();
+                assertEquals(dueCancelled, dropped, "cancelled timeouts dropped when their bucket is expired");
+                cancelledLinked.removeIf(n -> n.rel <= nowFinal);
             }
-            assertEquals(oracle.size(), wheel.size(), "size");
+            assertEquals(oracle.size() + cancelledLinked.size(), wheel.size(), "size: live plus cancelled linked");
             long next = wheel.nextDeadline();
-            if (oracle.isEmpty()) {
+            if (wheel.size() == 0) {
                 assertEquals(Long.MAX_VALUE, next, "nextDeadline of an empty wheel");
+            } else if (oracle.isEmpty()) {
+                assertTrue(next > wheel.expiredUpTo(), "nextDeadline " + next + " not after expiredUpTo");
             } else {
                 assertTrue(next <= oracle.peek().rel, "nextDeadline " + next + " later than earliest " + oracle.peek().rel);
                 assertTrue(next > wheel.expiredUpTo(), "nextDeadline " + next + " not after expiredUpTo");

@@ -45,10 +45,11 @@ import org.slf4j.LoggerFactory;
  *   t = 0          schedule(43, 3h)  CARGO[43] = node; coarse wheel holds node (expires at 3h - 60s)
  *   t = 3h - 60s   coarse worker: node due -> precise.accept(node): node.owner = precise; precise queue += node
  *   same instant   cancel(43) on another thread: CAS WAITING -> CANCELLED wins, CARGO[43] removed, returns true;
- *                  reads node.owner: if it sees "coarse", the coarse worker ignores the request (the node is not
- *                  linked there any more) - but then, because the CAS happened before that read, the precise worker,
- *                  which reads the state after the owner was set, finds the node CANCELLED and drops it; if it sees
- *                  "precise", the precise worker unlinks it. Either way the node is released and never runs.
+ *                  the wheel that owns the node only counts the cancel. Whichever wheel holds the node drops it
+ *                  without running it: the precise worker, which reads the state after the hand-off, finds it
+ *                  CANCELLED when it takes it from its queue, or, had it linked it already, on reaching its bucket or
+ *                  in a sweep; had the hand-off not happened yet, the coarse wheel drops it the same way. Either way
+ *                  the node is released and never runs.
  *   t = 3h         (had nobody cancelled) precise worker submits node; dispatch thread: CAS WAITING -> STARTED
  *                  wins, CARGO[43] removed, task runs. A cancel from now on finds no entry, or loses the CAS: false.
  * </pre>

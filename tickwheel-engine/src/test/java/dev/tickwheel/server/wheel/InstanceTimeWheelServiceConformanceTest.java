@@ -153,7 +153,7 @@ class InstanceTimeWheelServiceConformanceTest {
         int othersRan = (int) runsById.keySet().stream().filter(id -> id <= 10).count();
         assertEquals(10, cancelWins.get() - 2 + othersRan, "each of the ten was either cancelled or run");
         assertEquals(0, service.pendingCount(), "CARGO released every cancelled instance at once");
-        // The wheels unlink their cancelled nodes on their next pass, which no cancel forces.
+        // The wheels drop their cancelled nodes when they reach their buckets (or in a sweep, once cancels are many).
         advanceTo(Duration.ofHours(3).toNanos());
         assertTrue(runsOf(11).isEmpty() && runsOf(12).isEmpty());
         assertEquals(0, service.preciseWheelStats().pending());
@@ -177,8 +177,8 @@ class InstanceTimeWheelServiceConformanceTest {
         advanceTo(90 * MS);
         assertEquals(0, service.pendingCount());
         assertEquals(0, service.preciseWheelStats().pending());
-        // The coarse wheel unlinks cancelled nodes on its next pass (at the latest the first hand-off due) or after
-        // CANCELS_PER_WAKE cancels, whichever comes first.
+        // The coarse wheel drops the cancelled nodes when it reaches their bucket (at 100 min - 60 s, when they would
+        // have been handed over): two cancels are far from a sweep.
         advanceTo(Duration.ofMinutes(99).toNanos());
         assertEquals(0, service.coarseWheelStats().pending());
         assertEquals(2, service.coarseWheelStats().cancelled());

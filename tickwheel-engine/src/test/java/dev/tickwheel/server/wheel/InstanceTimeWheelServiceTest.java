@@ -91,7 +91,7 @@ class InstanceTimeWheelServiceTest {
     }
 
     @Test
-    void cancel_anHourLater_returnsTrueNeverRunsLeavesCargoAtOnceAndTheCoarseWheelOnItsNextPass() {
+    void cancel_anHourLater_returnsTrueNeverRunsLeavesCargoAtOnce_theCoarseWheelDropsItAtItsBucket() {
         service = builder().build();
         service.schedule(43, Duration.ofHours(3).toMillis(), record("43"));
         service.schedule(44, Duration.ofHours(2).toMillis(), record("44"));
@@ -102,10 +102,14 @@ class InstanceTimeWheelServiceTest {
         assertTrue(service.fetchTimerFuture(43).isEmpty());
         clock.awaitSettled();
         assertEquals(2, service.coarseWheelStats().pending(), "the cancel did not wake the coarse worker");
-        clock.advance(Duration.ofHours(1).minusSeconds(60)); // 44's hand-off: the coarse worker's next pass
-        assertEquals(1, service.coarseWheelStats().cancelled(), "coarse wheel unlinked 43 on that pass");
+        clock.advance(Duration.ofHours(1).minusSeconds(60)); // 44's hand-off: a coarse pass, one cancel is no sweep
+        assertEquals(0, service.coarseWheelStats().cancelled());
+        assertEquals(1, service.coarseWheelStats().pending(), "43, cancelled, still linked");
+        clock.advance(Duration.ofSeconds(60)); // 44 runs
+        clock.advance(Duration.ofHours(1).minusSeconds(60)); // 43's bucket (3 h - 60 s): dropped, not handed over
+        assertEquals(1, service.coarseWheelStats().cancelled(), "coarse wheel dropped 43 at its bucket");
         assertEquals(0, service.coarseWheelStats().pending());
-        clock.advance(Duration.ofSeconds(60));
+        assertEquals(1, service.preciseWheelStats().scheduled(), "only 44 was handed over");
         clock.advance(Duration.ofHours(3));
         assertEquals(List.of("44@" + Duration.ofHours(2).toMillis()), fired, "43 never ran");
     }
