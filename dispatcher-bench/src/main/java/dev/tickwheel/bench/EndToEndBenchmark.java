@@ -78,19 +78,22 @@ public final class EndToEndBenchmark {
             // dispatch).
             EndToEndRun warm = new EndToEndRun(options.warmup, WARMUP_LEAD_MS, WARMUP_LEAD_MS / 2,
                     Duration.ofSeconds(options.timeoutS), options.handlerThreads);
-            try (BenchDatabase database = options.single.equals("pg")
-                    ? BenchDatabase.postgres(options.pgUrl) : BenchDatabase.h2()) {
+            try (BenchDatabase database = freshDatabase(options)) {
                 System.err.println("  warm-up: " + warm.run(database).toLine());
             }
         }
         EndToEndRun run = new EndToEndRun(options.instances, options.leadMs, options.spreadMs,
                 Duration.ofSeconds(options.timeoutS), options.handlerThreads);
-        try (BenchDatabase database = options.single.equals("pg")
-                ? BenchDatabase.postgres(options.pgUrl) : BenchDatabase.h2()) {
+        try (BenchDatabase database = freshDatabase(options)) {
             System.err.println("  store: " + database);
             RunResult result = run.run(database);
             System.out.println(result.toLine());
         }
+    }
+
+    /** A fresh store of the kind {@code --single} names: a new PostgreSQL schema or a new H2 directory. */
+    private static BenchDatabase freshDatabase(Options options) {
+        return options.single.equals("pg") ? BenchDatabase.postgres(options.pgUrl) : BenchDatabase.h2();
     }
 
     /** Runs one measurement in a fresh JVM, so JIT state, caches and pools never carry over between runs. */

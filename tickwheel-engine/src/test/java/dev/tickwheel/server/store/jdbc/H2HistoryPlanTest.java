@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.instance.InstanceStatus;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.UUID;
@@ -77,9 +75,6 @@ class H2HistoryPlanTest {
         }
     }
 
-    private interface Binder {
-        void bind(PreparedStatement ps) throws SQLException;
-    }
 
     private String latest(Long jobId, InstanceStatus status, long minId, long maxId) throws SQLException {
         return explain(InstanceSql.selectLatest(jobId != null, status != null), ps -> {
@@ -96,14 +91,11 @@ class H2HistoryPlanTest {
         });
     }
 
-    private String explain(String query, Binder binder) throws SQLException {
-        try (Connection c = stores.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("EXPLAIN " + query)) {
-            binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next());
-                return rs.getString(1);
-            }
+    private String explain(String query, PlanTestRows.Binder binder) throws SQLException {
+        try (Connection c = stores.dataSource().getConnection()) {
+            String plan = PlanTestRows.explain(c, "EXPLAIN " + query, binder);
+            assertTrue(!plan.isEmpty(), "no plan row");
+            return plan;
         }
     }
 

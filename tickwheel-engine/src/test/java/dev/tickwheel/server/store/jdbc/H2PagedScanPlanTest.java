@@ -3,8 +3,6 @@ package dev.tickwheel.server.store.jdbc;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
@@ -80,18 +78,12 @@ class H2PagedScanPlanTest {
         }
     }
 
-    private interface Binder {
-        void bind(PreparedStatement ps) throws SQLException;
-    }
 
-    private String explain(String query, Binder binder) throws SQLException {
-        try (Connection c = stores.dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement("EXPLAIN ANALYZE " + query)) {
-            binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                assertTrue(rs.next());
-                return rs.getString(1);
-            }
+    private String explain(String query, PlanTestRows.Binder binder) throws SQLException {
+        try (Connection c = stores.dataSource().getConnection()) {
+            String plan = PlanTestRows.explain(c, "EXPLAIN ANALYZE " + query, binder);
+            assertTrue(!plan.isEmpty(), "no plan row");
+            return plan;
         }
     }
 

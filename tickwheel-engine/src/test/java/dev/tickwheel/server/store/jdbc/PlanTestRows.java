@@ -1,19 +1,44 @@
 package dev.tickwheel.server.store.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
  * The rows the paged-scan plan tests explain their queries over ({@code PostgresPagedScanPlanTest},
  * {@code H2PagedScanPlanTest}): ids 1..n, an enabled one-shot job each, due {@code baseMs + id / 10}, in shard
- * {@code id % 256}, with one WAITING instance of the same id and due time.
+ * {@code id % 256}, with one WAITING instance of the same id and due time; and the reading of a plan, which the H2
+ * history plan test shares.
  *
  * <p>Stateless.
  */
 final class PlanTestRows {
 
     private PlanTestRows() {
+    }
+
+    /** Binds a query's parameters. */
+    interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /**
+     * Runs {@code explainQuery} (the query behind the database's {@code EXPLAIN} keywords) and returns its rows, one
+     * line each: PostgreSQL gives a plan node per row, H2 the whole plan in one.
+     */
+    static String explain(Connection c, String explainQuery, Binder binder) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (PreparedStatement ps = c.prepareStatement(explainQuery)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            }
+        }
+        return plan.toString();
     }
 
     /**

@@ -7,8 +7,6 @@ import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.instance.InstanceStatus;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.IntStream;
@@ -110,7 +108,7 @@ class PostgresPagedScanPlanTest {
             throw new IllegalStateException("the claim no longer compares " + InstanceSql.STATUS_BY_ROW + ": " + claim);
         }
         Fence fence = new Fence(1, new DatabaseClock(new PostgresDialect(), null));
-        Binder claimOf500 = ps -> TransitionBinding.claim(ps, BASE_MS,
+        PlanTestRows.Binder claimOf500 = ps -> TransitionBinding.claim(ps, BASE_MS,
                 TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", LongStream.rangeClosed(1_001, 1_500)
                         .boxed().toArray(Long[]::new))),
                 TransitionBinding.ids(ps.getConnection().createArrayOf("bigint", LongStream.rangeClosed(1_001, 1_500)
@@ -128,11 +126,7 @@ class PostgresPagedScanPlanTest {
         }
     }
 
-    private interface Binder {
-        void bind(PreparedStatement ps) throws SQLException;
-    }
-
-    private void assertPlans(String query, Binder binder) throws SQLException {
+    private void assertPlans(String query, PlanTestRows.Binder binder) throws SQLException {
         try (Connection c = DriverManager.getConnection(database.jdbcUrl())) {
             c.setAutoCommit(false);
             String misled = explain(c, query, binder);
@@ -145,16 +139,7 @@ class PostgresPagedScanPlanTest {
         }
     }
 
-    private static String explain(Connection c, String query, Binder binder) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + query)) {
-            binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    plan.append(rs.getString(1)).append('\n');
-                }
-            }
-        }
-        return plan.toString();
+    private static String explain(Connection c, String query, PlanTestRows.Binder binder) throws SQLException {
+        return PlanTestRows.explain(c, "EXPLAIN " + query, binder);
     }
 }
