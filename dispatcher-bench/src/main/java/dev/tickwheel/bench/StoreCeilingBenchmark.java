@@ -28,7 +28,8 @@ import java.util.Set;
  * java -cp dispatcher-bench/target/benchmarks.jar dev.tickwheel.bench.StoreCeilingBenchmark --db both --runs 3
  * </pre>
  * Options: {@code --db h2|pg|both} (default both), {@code --runs 3}, {@code --instances 100000} (per phase),
- * {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres}, {@code --timeout-s 600}.
+ * {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres}, {@code --timeout-s 600}, {@code --warmup N}
+ * (default 0: none; before the measured run, the child JVM runs every phase with N instances on a store of its own).
  *
  * <p>Not thread-safe: a command-line program.
  */
@@ -44,6 +45,15 @@ public final class StoreCeilingBenchmark {
     public static void main(String[] args) {
         Options options = Options.parse(args);
         if (options.single() != null) {
+            if (options.warmup() > 0) {
+                // The same phases on a store of their own first, so that the measured run finds the driver's and the
+                // statements' code compiled: the end-to-end benchmark's --warmup does the same for the engine, and
+                // the two figures are compared.
+                try (BenchDatabase database = options.database(options.single())) {
+                    new CeilingRun(CeilingSettings.engine(options.warmup()), Duration.ofSeconds(options.timeoutS()))
+                            .run(database);
+                }
+            }
             try (BenchDatabase database = options.database(options.single())) {
                 CeilingResult result = new CeilingRun(CeilingSettings.engine(options.instances()),
                         Duration.ofSeconds(options.timeoutS())).run(database);
@@ -85,15 +95,17 @@ public final class StoreCeilingBenchmark {
     }
 
     /** Command-line options ({@link CommandLine}). */
-    private record Options(String db, int runs, int instances, String pgUrl, long timeoutS, String single) {
+    private record Options(String db, int runs, int instances, String pgUrl, long timeoutS, int warmup,
+            String single) {
 
         static Options parse(String[] args) {
             CommandLine line = CommandLine.parse(args, Set.of("--db", "--runs", "--instances", "--pg-url",
-                    "--timeout-s", "--single"));
+                    "--timeout-s", "--warmup", "--single"));
             String single = line.has("--single") ? oneOf("--single", line.text("--single", null), "h2", "pg") : null;
             return new Options(oneOf("--db", line.text("--db", "both"), "h2", "pg", "both"),
                     line.integer("--runs", 3), line.integer("--instances", 100_000),
-                    line.text("--pg-url", BenchDatabase.DEFAULT_PG_URL), line.number("--timeout-s", 600), single);
+                    line.text("--pg-url", BenchDatabase.DEFAULT_PG_URL), line.number("--timeout-s", 600),
+                    line.integer("--warmup", 0), single);
         }
 
         BenchDatabase database(String which) {

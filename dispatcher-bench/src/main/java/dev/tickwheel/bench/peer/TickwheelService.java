@@ -4,7 +4,7 @@ import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 
 /**
  * Tickwheel's {@link InstanceTimeWheelService} with its defaults: precise wheel 1 ms × 4096, coarse wheel 10 s × 12,
- * hand-off at 60 s, CARGO by primitive {@code long} ID, bounded dispatch executor (4 × cores threads, queue 8192).
+ * hand-off at 60 s, CARGO by primitive {@code long} ID, bounded dispatch executor (one thread per core, queue 8192).
  * Tasks run on the dispatch executor, so lateness includes that hand-over.
  */
 final class TickwheelService implements Contender {
