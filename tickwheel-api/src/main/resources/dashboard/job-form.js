@@ -14,7 +14,7 @@ const SCHEDULE_FIELDS = {
   CRON: ['expression', 'zone'], FIXED_RATE: ['periodMs', 'at'], FIXED_DELAY: ['delayMs'], ONE_SHOT: ['at'], API: [],
 };
 const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'retry.maxAttempts', 'retry.backoffMs',
-  'timeoutMs', 'maxConcurrent', 'retentionDays']);
+  'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent', 'retentionDays']);
 
 /** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
 function row(label, input, help) {
@@ -64,7 +64,14 @@ function buildForm(editing) {
     el('fieldset', {}, el('legend', {}, 'Delivery'),
       row('misfire policy', select('misfirePolicy', ['FIRE_ONCE_NOW', 'SKIP', 'FIRE_ALL'], '(default: FIRE_ONCE_NOW)')),
       row('max attempts', number('retry.maxAttempts', '1 (no retry)')),
-      row('retry backoff (ms)', number('retry.backoffMs', '0')),
+      row('retry backoff (ms)', number('retry.backoffMs', '0'), 'the wait after the first failed attempt'),
+      row('backoff multiplier', number('retry.multiplier', '1 (a fixed wait)'),
+        'the wait grows by this factor after each further failed attempt'),
+      row('max backoff (ms)', number('retry.maxBackoffMs', '86400000 (a day)'), 'the longest wait'),
+      row('retry delays (ms)', text('retry.delaysMs', { size: 30, placeholder: 'e.g. 1000, 60000, 600000' }),
+        'instead of backoff, multiplier and max: the wait after each failed attempt, the last one repeated'),
+      row('retry jitter', select('retry.jitter', ['NONE', 'FULL', 'EQUAL'], '(default: NONE)'),
+        'FULL: a wait in [0, wait]; EQUAL: in [wait/2, wait]'),
       row('delivery', select('delivery', ['AT_LEAST_ONCE', 'AT_MOST_ONCE'], '(default: AT_LEAST_ONCE)')),
       row('timeout (ms)', number('timeoutMs', 'server default'), 'whole-call deadline of one attempt'),
       row('max concurrent', number('maxConcurrent', 'no limit')),
@@ -115,6 +122,10 @@ function populate(form, job) {
   set('misfirePolicy', job.misfirePolicy);
   set('retry.maxAttempts', job.retry && job.retry.maxAttempts);
   set('retry.backoffMs', job.retry && job.retry.backoffMs);
+  set('retry.multiplier', job.retry && job.retry.multiplier);
+  set('retry.maxBackoffMs', job.retry && job.retry.maxBackoffMs);
+  set('retry.delaysMs', job.retry && job.retry.delaysMs && job.retry.delaysMs.join(', '));
+  set('retry.jitter', job.retry && job.retry.jitter);
   set('delivery', job.delivery);
   set('timeoutMs', job.timeoutMs);
   set('maxConcurrent', job.maxConcurrent);
@@ -159,6 +170,11 @@ function requestOf(form, editing) {
   const retry = {};
   put(retry, 'maxAttempts', 'retry.maxAttempts');
   put(retry, 'backoffMs', 'retry.backoffMs');
+  put(retry, 'multiplier', 'retry.multiplier');
+  put(retry, 'maxBackoffMs', 'retry.maxBackoffMs');
+  const delays = value('retry.delaysMs');
+  if (delays !== '') retry.delaysMs = delays.split(/[\s,]+/).filter((d) => d !== '').map(numberOrText);
+  put(retry, 'jitter', 'retry.jitter');
   if (Object.keys(retry).length) body.retry = retry;
   for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'overLimit', 'retentionDays', 'alertUrl']) {
     put(body, name, name);

@@ -184,6 +184,23 @@ export async function renderList(ctx, query) {
   if (query.name) search.focus();
 }
 
+/** "3 attempts, 1 s ×2 up to 1 min apart, full jitter" or "4 attempts, after 1 s, 1 min, 10 min". */
+export function retryText(retry) {
+  let text = retry.maxAttempts + (retry.maxAttempts === 1 ? ' attempt' : ' attempts');
+  if (retry.maxAttempts > 1) {
+    if (retry.delaysMs) {
+      text += ', after ' + retry.delaysMs.map(durationText).join(', ');
+    } else if (retry.multiplier && retry.multiplier !== 1) {
+      text += ', ' + durationText(retry.backoffMs) + ' ×' + retry.multiplier + ' up to '
+        + durationText(retry.maxBackoffMs) + ' apart';
+    } else {
+      text += ', ' + durationText(retry.backoffMs) + ' apart';
+    }
+    if (retry.jitter && retry.jitter !== 'NONE') text += ', ' + retry.jitter.toLowerCase() + ' jitter';
+  }
+  return text;
+}
+
 function definitionList(pairs) {
   return el('dl', { class: 'fields' }, pairs.filter(([, value]) => value !== undefined).map(([term, value, cls]) => [
     el('dt', {}, term), el('dd', { class: cls || null }, value === null || value === '' ? el('span', { class: 'muted' }, '—') : value)]));
@@ -224,7 +241,7 @@ export async function renderJob(ctx, query, id) {
         ['target', job.target.type + ' ' + targetSummary(job.target).replace(/^handler /, '')],
         ['params', job.params == null ? null : el('pre', {}, jsonText(job.params))],
         ['misfire policy', job.misfirePolicy],
-        ['retry', job.retry ? job.retry.maxAttempts + ' attempts, ' + durationText(job.retry.backoffMs) + ' apart' : null],
+        ['retry', job.retry ? retryText(job.retry) : null, 'job-retry'],
         ['delivery', job.delivery],
         ['timeout', job.timeoutMs == null ? 'server default' : job.timeoutMs + ' ms'],
         ['max concurrent', job.maxConcurrent == null ? 'no limit' : job.maxConcurrent + (job.overLimit ? ', over the limit: ' + job.overLimit : '')],

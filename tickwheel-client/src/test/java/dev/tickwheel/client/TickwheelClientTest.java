@@ -21,12 +21,14 @@ import dev.tickwheel.client.model.InstanceStatus;
 import dev.tickwheel.client.model.Job;
 import dev.tickwheel.client.model.JobQuery;
 import dev.tickwheel.client.model.JobRequest;
+import dev.tickwheel.client.model.JobRetry;
 import dev.tickwheel.client.model.MisfirePolicy;
 import dev.tickwheel.client.model.OverLimit;
 import dev.tickwheel.client.model.Page;
 import dev.tickwheel.client.model.RescheduleOutcome;
 import dev.tickwheel.client.model.RescheduleRequest;
 import dev.tickwheel.client.model.RescheduleResult;
+import dev.tickwheel.client.model.RetryJitter;
 import dev.tickwheel.client.model.RunRequest;
 import dev.tickwheel.client.model.RunResult;
 import dev.tickwheel.client.model.Schedule;
@@ -85,6 +87,28 @@ class TickwheelClientTest {
     private static Job onDemandJob(String name) {
         return client.jobs().create(JobRequest.builder(unique(name), Schedule.api(),
                 Target.webhook(receiver.url())).build());
+    }
+
+    @Test
+    void jobs_retryCurveAndDelayList_areSentAndReadBackInTheirOwnForm() {
+        JobRetry curve = JobRetry.exponential(6, Duration.ofSeconds(1), 2.5, Duration.ofMinutes(1), RetryJitter.FULL);
+        Job withCurve = client.jobs().create(JobRequest.builder(unique("curve"), Schedule.api(),
+                Target.webhook(receiver.url())).retry(curve).build());
+        assertEquals(curve, withCurve.retry());
+
+        JobRetry delays = JobRetry.delays(4, List.of(Duration.ofSeconds(1), Duration.ofMinutes(1),
+                Duration.ofMinutes(10)), RetryJitter.EQUAL);
+        Job withDelays = client.jobs().create(JobRequest.builder(unique("delays"), Schedule.api(),
+                Target.webhook(receiver.url())).retry(delays).build());
+        assertEquals(delays, client.jobs().get(withDelays.id()).retry());
+        assertEquals(List.of(1_000L, 60_000L, 600_000L), withDelays.retry().delaysMs());
+        assertNull(withDelays.retry().backoffMs(), "a list has no curve");
+
+        ValidationException refused = assertThrows(ValidationException.class,
+                () -> client.jobs().create(JobRequest.builder(unique("both"), Schedule.api(),
+                        Target.webhook(receiver.url())).retry(new JobRetry(3, 100L, null, null, null,
+                        List.of(1_000L))).build()));
+        assertEquals("retry.delaysMs", refused.field());
     }
 
     @Test

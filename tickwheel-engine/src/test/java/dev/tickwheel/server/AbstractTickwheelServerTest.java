@@ -1,11 +1,13 @@
 package dev.tickwheel.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.CancelOutcome;
 import dev.tickwheel.server.instance.Instance;
@@ -19,6 +21,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,7 +49,12 @@ abstract class AbstractTickwheelServerTest {
     @BeforeEach
     void start() {
         url = jdbcUrl();
-        server = TickwheelServer.builder()
+        server = newServer();
+    }
+
+    /** A server on this test's store with the test's handlers, started. */
+    private TickwheelServer newServer() {
+        return TickwheelServer.builder()
                 .jdbcUrl(url)
                 .handler("count", ctx -> calls.computeIfAbsent("count", k -> new AtomicInteger()).incrementAndGet())
                 .handler("flaky", ctx -> {
@@ -112,6 +120,47 @@ abstract class AbstractTickwheelServerTest {
         Instance done = awaitStatus(instance.id(), InstanceStatus.SUCCEEDED);
         assertEquals(3, done.attempt());
         assertEquals(3, calls("flaky"));
+    }
+
+    @Test
+    void retry_listOfDelays_eachAttemptDueAfterItsDelay_neverEarly_andTheRetryKeepsItsTimeAcrossARestart() {
+        flakyFailuresLeft.set(100);
+        Job job = server.jobs().create(JobSpec.of("flaky", ScheduleSpec.api(), Target.handler("flaky"))
+                .withRetry(RetryPolicy.delays(3, List.of(300L, 2_000L), RetryPolicy.Jitter.NONE)));
+        long id = server.jobs().run(job.id(), 0, null).id();
+        Await.until("the second attempt failed", WAIT, () -> calls("flaky") >= 2
+                && instance(id).map(i -> i.attempt() == 2 && i.status() == InstanceStatus.WAITING)
+                        .orElse(false));
+        Instant dueBeforeRestart = instance(id).orElseThrow().expectedTriggerTime();
+
+        server.close();
+        server = newServer();
+
+        assertEquals(dueBeforeRestart, instance(id).orElseThrow().expectedTriggerTime(),
+                "the restart kept the retry's time");
+        Instance done = awaitStatus(id, InstanceStatus.FAILED);
+        assertEquals(3, done.attempt());
+        assertEquals(3, calls("flaky"));
+        List<Attempt> attempts = server.instances().history(id).orElseThrow().attempts();
+        assertEquals(List.of(Attempt.Outcome.RETRIED, Attempt.Outcome.RETRIED, Attempt.Outcome.FAILED),
+                attempts.stream().map(Attempt::outcome).toList(), attempts.toString());
+        assertEquals(dueBeforeRestart, done.expectedTriggerTime());
+        assertFalse(done.actualTriggerTime().isBefore(done.expectedTriggerTime()), "never early: " + done);
+        // Each retry is due its delay after the failure was decided; the decision is written a moment after it is
+        // computed, so the gap to the written end is at most the delay.
+        assertDueAfter(attempts.get(0), attempts.get(1).expectedTriggerTime(), 300);
+        assertDueAfter(attempts.get(1), done.expectedTriggerTime(), 2_000);
+        assertFalse(attempts.get(1).startedAt().isBefore(attempts.get(1).expectedTriggerTime()), "never early");
+    }
+
+    private java.util.Optional<Instance> instance(long id) {
+        return server.instances().history(id).map(InstanceHistory::instance);
+    }
+
+    private static void assertDueAfter(Attempt failed, Instant nextDue, long delayMs) {
+        long gap = Duration.between(failed.endedAt(), nextDue).toMillis();
+        assertTrue(gap <= delayMs && gap > delayMs - 1_000, "attempt " + failed.attempt() + " ended at "
+                + failed.endedAt() + ", the next due at " + nextDue + ": " + gap + " ms, delay " + delayMs);
     }
 
     @Test

@@ -116,6 +116,45 @@ class ApiServerTest {
     }
 
     @Test
+    void createJob_retryCurveAndDelayList_roundTripInTheirOwnForm_andAGetBodyCanBePutBack() {
+        JsonNode curve = api.post("/api/jobs", """
+                {"name": "curve", "schedule": {"type": "API"}, "target": {"type": "WEBHOOK", "url": "%s"},
+                 "retry": {"maxAttempts": 6, "backoffMs": 1000, "multiplier": 2.5, "maxBackoffMs": 60000,
+                           "jitter": "full"}}
+                """.formatted(webhook.url())).json();
+        assertEquals(6, curve.at("/retry/maxAttempts").asInt(), curve.toString());
+        assertEquals(1000, curve.at("/retry/backoffMs").asLong());
+        assertEquals(2.5, curve.at("/retry/multiplier").asDouble());
+        assertEquals(60000, curve.at("/retry/maxBackoffMs").asLong());
+        assertEquals("FULL", curve.at("/retry/jitter").asText());
+        assertTrue(curve.at("/retry/delaysMs").isMissingNode(), "a curve has no list: " + curve);
+
+        JsonNode list = api.post("/api/jobs", """
+                {"name": "list", "schedule": {"type": "API"}, "target": {"type": "WEBHOOK", "url": "%s"},
+                 "retry": {"maxAttempts": 4, "delaysMs": [1000, 60000, 600000], "jitter": "EQUAL"}}
+                """.formatted(webhook.url())).json();
+        JsonNode stored = api.get("/api/jobs/" + list.get("id").asText()).json();
+        assertEquals("[1000,60000,600000]", stored.at("/retry/delaysMs").toString(), stored.toString());
+        assertEquals("EQUAL", stored.at("/retry/jitter").asText());
+        assertTrue(stored.at("/retry/backoffMs").isMissingNode(), "a list has no curve: " + stored);
+        assertTrue(stored.at("/retry/multiplier").isMissingNode(), "a list has no curve: " + stored);
+
+        for (JsonNode job : List.of(curve, stored)) {
+            String body = """
+                    {"name": "%s again", "schedule": {"type": "API"}, "target": %s, "retry": %s}"""
+                    .formatted(job.get("name").asText(), job.get("target"), job.get("retry"));
+            ApiClient.Reply put = api.put("/api/jobs/" + job.get("id").asText(), body);
+            assertEquals(200, put.status(), put.toString());
+            assertEquals(job.get("retry"), put.json().get("retry"));
+        }
+
+        JsonNode plain = api.get("/api/jobs/" + createApiJob("plain")).json();
+        assertEquals(1, plain.at("/retry/maxAttempts").asInt(), plain.toString());
+        assertEquals(1.0, plain.at("/retry/multiplier").asDouble());
+        assertEquals("NONE", plain.at("/retry/jitter").asText());
+    }
+
+    @Test
     void createJob_badDeliveryFields_return400NamingTheField() {
         String target = "{\"type\": \"WEBHOOK\", \"url\": \"" + webhook.url() + "\"}";
         String base = "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, \"target\": " + target + ", ";

@@ -74,6 +74,8 @@ class ConsoleBrowserTest {
         console.type("input[name='target.url']", receiver.url());
         console.type("textarea[name='params']", "{\"to\": \"ops\"}");
         console.type("input[name='retry.maxAttempts']", "2");
+        console.type("input[name='retry.delaysMs']", "1000, 60000");
+        new Select(browser.findElement(By.name("retry.jitter"))).selectByValue("FULL");
         console.click("#save-job");
 
         console.until(() -> "the job page opens", b -> console.hash().matches("#/jobs/\\d+"));
@@ -88,6 +90,9 @@ class ConsoleBrowserTest {
         assertTrue(job.at("/retry/backoffMs").isMissingNode() || job.at("/retry/backoffMs").asLong() == 0,
                 "an empty backoff input is left out: the server's default");
         assertTrue(job.get("timeoutMs").isNull(), "an empty timeout input is left out: the server's default");
+        assertEquals("[1000,60000]", job.at("/retry/delaysMs").toString(), job.toString());
+        assertEquals("FULL", job.at("/retry/jitter").asText());
+        console.awaitTextContaining("dd.job-retry", "2 attempts, after 1.000 s, 1 min, full jitter");
 
         console.click("button.run");
         console.type(".run-form textarea[name='params']", "{\"run\": 1}");

@@ -13,6 +13,7 @@ import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.TargetType;
 import java.util.List;
 
@@ -37,13 +38,23 @@ final class ApiViews {
         return new JobResponse(Long.toString(job.id()), job.name(),
                 new ScheduleBody(s.type().name(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(), s.at()),
                 target, params(job.params()), job.enabled(), job.misfirePolicy().name(),
-                new RetryBody(job.retryPolicy().maxAttempts(), job.retryPolicy().backoffMs()),
+                retry(job.retryPolicy()),
                 job.delivery().guarantee().name(),
                 job.delivery().timeoutMs() == 0 ? null : job.delivery().timeoutMs(),
                 job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
                 job.delivery().limitsConcurrency() ? job.delivery().overLimit().name() : null,
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt());
+    }
+
+    /** The policy in the form it was given: a list of delays, or a curve. */
+    static RetryBody retry(RetryPolicy policy) {
+        String jitter = policy.jitter().name();
+        if (policy.hasDelayList()) {
+            return new RetryBody(policy.maxAttempts(), null, null, null, jitter, policy.delaysMs());
+        }
+        return new RetryBody(policy.maxAttempts(), policy.backoffMs(), policy.multiplier(), policy.maxBackoffMs(),
+                jitter, null);
     }
 
     /** An instance in a page: no attempts. */

@@ -15,6 +15,7 @@ import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.TimeExpressionParser;
 import java.net.URI;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -214,14 +215,57 @@ final class JobRequestParser {
             return RetryPolicy.NONE;
         }
         int attempts = body.maxAttempts() == null ? 1 : body.maxAttempts();
-        long backoffMs = body.backoffMs() == null ? 0 : body.backoffMs();
         if (attempts < 1 || attempts > MAX_ATTEMPTS) {
             throw ApiException.invalidField("retry.maxAttempts", attempts, "must be in 1.." + MAX_ATTEMPTS);
         }
+        RetryPolicy.Jitter jitter = jitter(body.jitter());
+        if (body.delaysMs() != null) {
+            if (body.backoffMs() != null || body.multiplier() != null || body.maxBackoffMs() != null) {
+                throw ApiException.badField("invalid_field", "retry.delaysMs",
+                        "retry.delaysMs cannot be combined with backoffMs, multiplier or maxBackoffMs: give a list of"
+                                + " delays or a curve");
+            }
+            List<Long> delays = body.delaysMs();
+            if (delays.isEmpty() || delays.size() > MAX_ATTEMPTS - 1) {
+                throw ApiException.invalidField("retry.delaysMs", delays.size() + " delays",
+                        "must hold 1.." + (MAX_ATTEMPTS - 1) + " delays");
+            }
+            for (int i = 0; i < delays.size(); i++) {
+                Long delay = delays.get(i);
+                if (delay == null || delay < 0 || delay > MAX_BACKOFF_MS) {
+                    throw ApiException.badField("invalid_field", "retry.delaysMs", "field 'retry.delaysMs' must"
+                            + " hold delays in 0.." + MAX_BACKOFF_MS + ", got " + delay + " at index " + i);
+                }
+            }
+            return RetryPolicy.delays(attempts, delays, jitter);
+        }
+        long backoffMs = body.backoffMs() == null ? 0 : body.backoffMs();
         if (backoffMs < 0 || backoffMs > MAX_BACKOFF_MS) {
             throw ApiException.invalidField("retry.backoffMs", backoffMs, "must be in 0.." + MAX_BACKOFF_MS);
         }
-        return new RetryPolicy(attempts, backoffMs);
+        double multiplier = body.multiplier() == null ? 1 : body.multiplier();
+        if (!(multiplier >= 1 && multiplier <= RetryPolicy.MAX_MULTIPLIER)) {
+            throw ApiException.invalidField("retry.multiplier", multiplier,
+                    "must be in 1.." + (int) RetryPolicy.MAX_MULTIPLIER);
+        }
+        long maxBackoffMs = body.maxBackoffMs() == null ? MAX_BACKOFF_MS : body.maxBackoffMs();
+        if (maxBackoffMs < backoffMs || maxBackoffMs > MAX_BACKOFF_MS) {
+            throw ApiException.invalidField("retry.maxBackoffMs", maxBackoffMs,
+                    "must be in backoffMs.." + MAX_BACKOFF_MS + " (backoffMs is " + backoffMs + ")");
+        }
+        return RetryPolicy.exponential(attempts, backoffMs, multiplier, maxBackoffMs, jitter);
+    }
+
+    private static RetryPolicy.Jitter jitter(String raw) {
+        if (raw == null) {
+            return RetryPolicy.Jitter.NONE;
+        }
+        try {
+            return RetryPolicy.Jitter.valueOf(raw.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField("retry.jitter", raw,
+                    "must be one of " + Arrays.toString(RetryPolicy.Jitter.values()));
+        }
     }
 
     /** Any JSON value is stored as its JSON text; absent or null means no params. */

@@ -108,6 +108,12 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
             return this;
         }
 
+        /** Any retry policy: a curve or a list of delays ({@link JobRetry#exponential}, {@link JobRetry#delays}). */
+        public Builder retry(JobRetry retry) {
+            this.retry = retry;
+            return this;
+        }
+
         public Builder delivery(Delivery delivery) {
             this.delivery = delivery;
             return this;

@@ -435,7 +435,8 @@ public final class InstanceDispatcher implements AutoCloseable {
         Job job = outcome.job();
         String error = describe(outcome.failure());
         if (job.retryPolicy().allowsAnotherAttempt(instance.attempt())) {
-            Instant next = clock.instant().plusMillis(job.retryPolicy().backoffMs());
+            Instant next = clock.instant().plusMillis(
+                    job.retryPolicy().delayAfterAttempt(instance.id(), instance.attempt()));
             if (instances.retry(instance.id(), next, error)) {
                 listener.retried(job.target().type());
                 log.warn("instance {} of job {} failed (attempt {} of {}), retrying at {}: {}", instance.id(),

@@ -370,6 +370,74 @@ class InstanceDispatcherTest {
     }
 
     @Test
+    void retryCurve_eachFailedAttempt_isDueAfterTheCurvesWait_thenFailed() {
+        start(100, 100);
+        RetryPolicy policy = RetryPolicy.exponential(5, 1_000, 3, 20_000, RetryPolicy.Jitter.NONE);
+        Job job = job(Target.webhook("http://a.test/hook"), DeliveryPolicy.DEFAULT, policy);
+        long id = fireNow(job);
+
+        assertEquals(List.of(1_000L, 3_000L, 9_000L, 20_000L), failEveryAttempt(job, id, 5));
+        assertEquals(InstanceStatus.FAILED, status(id));
+    }
+
+    @Test
+    void retryDelaysWithFullJitter_eachFailedAttemptIsDueAfterItsJitteredDelay_neverAfterTheDelay() {
+        start(100, 100);
+        RetryPolicy policy = RetryPolicy.delays(5, List.of(10_000L, 60_000L), RetryPolicy.Jitter.FULL);
+        Job job = job(Target.webhook("http://a.test/hook"), DeliveryPolicy.DEFAULT, policy);
+        long id = fireNow(job);
+
+        List<Long> waits = failEveryAttempt(job, id, 5);
+
+        List<Long> expected = java.util.stream.IntStream.rangeClosed(1, 4)
+                .mapToObj(n -> policy.delayAfterAttempt(id, n)).toList();
+        assertEquals(expected, waits, "the policy's own jittered waits, attempt by attempt");
+        assertTrue(waits.get(0) <= 10_000 && waits.subList(1, 4).stream().allMatch(w -> w <= 60_000), "" + waits);
+        assertEquals(InstanceStatus.FAILED, status(id));
+    }
+
+    /**
+     * Fails attempts 1..{@code attempts} of instance {@code id} one by one. After each failure but the last, checks
+     * that the instance waits under its next attempt number and returns how long after the failure (on the settable
+     * clock, moved by a minute each time) its next attempt is due; then moves the clock to that time and arms it.
+     */
+    private List<Long> failEveryAttempt(Job job, long id, int attempts) {
+        List<Long> waits = new ArrayList<>();
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            int current = attempt;
+            Await.until("attempt " + current + " called", WAIT, () -> callOf(id, current) != null);
+            clock.set(clock.instant().plus(Duration.ofMinutes(1)));
+            Instant failedAt = clock.instant();
+            callOf(id, current).result().completeExceptionally(new java.io.IOException("HTTP 503"));
+            if (attempt == attempts) {
+                Await.until("FAILED", WAIT, () -> status(id) == InstanceStatus.FAILED);
+                break;
+            }
+            Await.until("waiting for attempt " + (current + 1), WAIT,
+                    () -> stores.instances().get(id).orElseThrow().status() == InstanceStatus.WAITING
+                            && stores.instances().get(id).orElseThrow().attempt() == current);
+            Instant due = stores.instances().get(id).orElseThrow().expectedTriggerTime();
+            waits.add(Duration.between(failedAt, due).toMillis());
+            // The dispatcher arms it on the wheel for the wait in real time, just after writing the retry; fire it
+            // now instead (unless a short jittered wait has fired it already).
+            int next = current + 1;
+            Await.until("attempt " + next + " armed or called", WAIT,
+                    () -> wheel.fetchTimerFuture(id).isPresent() || callOf(id, next) != null);
+            clock.set(due);
+            if (wheel.cancel(id)) {
+                dispatcher.arm(id, job.id(), stores.instances().get(id).orElseThrow().shard(), due);
+            }
+        }
+        return waits;
+    }
+
+    private FakeTarget.Call callOf(long instanceId, int attempt) {
+        return target.calls.stream()
+                .filter(c -> c.context().instanceId() == instanceId && c.context().attempt() == attempt)
+                .findFirst().orElse(null);
+    }
+
+    @Test
     void failedCall_lastAttempt_endsFailedAndTellsTheDispatchListenerOnce() {
         start(100, 100);
         Job job = webhookJob("a.test", DeliveryPolicy.DEFAULT);

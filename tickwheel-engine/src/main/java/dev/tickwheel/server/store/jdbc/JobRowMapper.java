@@ -15,6 +15,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Maps a job to the parameters of {@link JobSql} statements and a row of {@link JobSql#COLUMNS} back to a job.
@@ -27,7 +30,7 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 27 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 31 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
@@ -67,6 +70,10 @@ final class JobRowMapper {
         ps.setString(i++, misfirePolicy.name());
         ps.setInt(i++, retryPolicy.maxAttempts());
         ps.setLong(i++, retryPolicy.backoffMs());
+        ps.setDouble(i++, retryPolicy.multiplier());
+        ps.setLong(i++, retryPolicy.maxBackoffMs());
+        ps.setString(i++, retryPolicy.jitter().name());
+        JdbcValues.setString(ps, i++, retryPolicy.hasDelayList() ? joinDelays(retryPolicy.delaysMs()) : null);
         ps.setString(i++, delivery.guarantee().name());
         ps.setLong(i++, delivery.timeoutMs());
         ps.setInt(i++, delivery.maxConcurrent());
@@ -76,6 +83,18 @@ final class JobRowMapper {
         JdbcValues.setString(ps, i++, operations.signingSecret());
         JdbcValues.setInstant(ps, i++, nextTriggerTime);
         return i;
+    }
+
+    /** The stored form of a list of delays: comma-separated milliseconds. */
+    static String joinDelays(List<Long> delaysMs) {
+        return delaysMs.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    static List<Long> splitDelays(String stored) {
+        if (stored == null || stored.isEmpty()) {
+            return List.of();
+        }
+        return Arrays.stream(stored.split(",")).map(Long::valueOf).toList();
     }
 
     /** Reads the job in the current row of a result set over {@link JobSql#COLUMNS}. */
@@ -95,7 +114,10 @@ final class JobRowMapper {
                 rs.getString("params"),
                 rs.getBoolean("enabled"),
                 MisfirePolicy.valueOf(rs.getString("misfire_policy")),
-                new RetryPolicy(rs.getInt("retry_max_attempts"), rs.getLong("retry_backoff_ms")),
+                new RetryPolicy(rs.getInt("retry_max_attempts"), rs.getLong("retry_backoff_ms"),
+                        rs.getDouble("retry_multiplier"), rs.getLong("retry_max_backoff_ms"),
+                        RetryPolicy.Jitter.valueOf(rs.getString("retry_jitter")),
+                        splitDelays(rs.getString("retry_delays_ms"))),
                 new DeliveryPolicy(DeliveryPolicy.Guarantee.valueOf(rs.getString("delivery_guarantee")),
                         rs.getLong("timeout_ms"), rs.getInt("max_concurrent"),
                         DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit"))),
