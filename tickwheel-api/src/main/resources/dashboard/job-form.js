@@ -10,10 +10,14 @@ import { numberOrText } from './jobs.js';
 
 const SCHEDULE_TYPES = ['CRON', 'FIXED_RATE', 'FIXED_DELAY', 'ONE_SHOT', 'API'];
 /** Which schedule fields each type takes (every other one must be absent): ScheduleSpec's table. */
+const WINDOW_FIELDS = ['jitterMs', 'spread', 'startAt', 'endAt', 'maxRuns'];
 const SCHEDULE_FIELDS = {
-  CRON: ['expression', 'zone'], FIXED_RATE: ['periodMs', 'at'], FIXED_DELAY: ['delayMs'], ONE_SHOT: ['at'], API: [],
+  CRON: ['expression', 'zone', ...WINDOW_FIELDS], FIXED_RATE: ['periodMs', 'at', ...WINDOW_FIELDS],
+  FIXED_DELAY: ['delayMs'], ONE_SHOT: ['at'], API: [],
 };
-const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'retry.maxAttempts', 'retry.backoffMs',
+const TIME_FIELDS = new Set(['at', 'startAt', 'endAt']);
+const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'schedule.jitterMs', 'schedule.maxRuns',
+  'retry.maxAttempts', 'retry.backoffMs',
   'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent', 'retentionDays']);
 
 /** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
@@ -53,7 +57,14 @@ function buildForm(editing) {
       row('period (ms)', number('schedule.periodMs', 'e.g. 60000')),
       row('delay after each run (ms)', number('schedule.delayMs', 'e.g. 60000')),
       row('at', text('schedule.at', { type: 'datetime-local', step: 1 }),
-        'your browser\'s time zone; ONE_SHOT: when; FIXED_RATE: the first trigger (empty: now)')),
+        'your browser\'s time zone; ONE_SHOT: when; FIXED_RATE: the first trigger (empty: now)'),
+      row('jitter (ms)', number('schedule.jitterMs', 'none'),
+        'each instance fires up to this long after its trigger time, never before'),
+      row('spread', el('input', { id: 'f-schedule.spread', name: 'schedule.spread', type: 'checkbox' }),
+        'one offset per job instead of one per trigger: jobs on one expression fan out over the jitter'),
+      row('start at', text('schedule.startAt', { type: 'datetime-local', step: 1 }), 'no trigger before this'),
+      row('end at', text('schedule.endAt', { type: 'datetime-local', step: 1 }), 'no trigger after this'),
+      row('max runs', number('schedule.maxRuns', 'no limit'), 'at most this many instances from the schedule')),
     el('fieldset', {}, el('legend', {}, 'Target'),
       row('type', select('target.type', ['WEBHOOK', 'HANDLER'])),
       row('webhook URL', text('target.url', { type: 'url', size: 50, placeholder: 'https://example.com/hook' })),
@@ -96,7 +107,7 @@ function input(form, name) {
 /** Shows the schedule and target inputs the chosen types use and hides the rest. */
 function showRelevant(form) {
   const scheduleType = input(form, 'schedule.type').value;
-  for (const field of ['expression', 'zone', 'periodMs', 'delayMs', 'at']) {
+  for (const field of ['expression', 'zone', 'periodMs', 'delayMs', 'at', ...WINDOW_FIELDS]) {
     form.querySelector('[data-field="schedule.' + field + '"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes(field);
   }
   const webhook = input(form, 'target.type').value === 'WEBHOOK';
@@ -115,6 +126,11 @@ function populate(form, job) {
   set('schedule.periodMs', s.periodMs);
   set('schedule.delayMs', s.delayMs);
   set('schedule.at', toLocalInput(s.at));
+  set('schedule.jitterMs', s.jitterMs);
+  input(form, 'schedule.spread').checked = s.spread === true;
+  set('schedule.startAt', toLocalInput(s.startAt));
+  set('schedule.endAt', toLocalInput(s.endAt));
+  set('schedule.maxRuns', s.maxRuns);
   set('target.type', job.target.type);
   set('target.url', job.target.url);
   set('target.name', job.target.name);
@@ -147,9 +163,11 @@ function requestOf(form, editing) {
   const type = value('schedule.type');
   const schedule = { type };
   for (const field of SCHEDULE_FIELDS[type]) {
-    if (field === 'at') {
-      const raw = value('schedule.at');
-      if (raw) schedule.at = fromLocalInput(raw) || raw;
+    if (TIME_FIELDS.has(field)) {
+      const raw = value('schedule.' + field);
+      if (raw) schedule[field] = fromLocalInput(raw) || raw;
+    } else if (field === 'spread') {
+      if (input(form, 'schedule.spread').checked) schedule.spread = true;
     } else {
       put(schedule, field, 'schedule.' + field);
     }

@@ -212,7 +212,10 @@ function scheduleDetails(s) {
   if (s.zone) parts.push('zone ' + s.zone);
   if (s.periodMs != null) parts.push('period ' + s.periodMs + ' ms');
   if (s.delayMs != null) parts.push('delay ' + s.delayMs + ' ms');
-  return el('span', {}, parts.join(', '), s.at ? [', at ', timeEl(s.at)] : null);
+  if (s.jitterMs != null) parts.push('jitter up to ' + durationText(s.jitterMs) + (s.spread ? ' (spread per job)' : ''));
+  if (s.maxRuns != null) parts.push('at most ' + s.maxRuns + ' runs');
+  return el('span', {}, parts.join(', '), s.at ? [', at ', timeEl(s.at)] : null,
+    s.startAt ? [', from ', timeEl(s.startAt)] : null, s.endAt ? [', until ', timeEl(s.endAt)] : null);
 }
 
 export async function renderJob(ctx, query, id) {

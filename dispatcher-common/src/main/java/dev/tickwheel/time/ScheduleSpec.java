@@ -18,6 +18,10 @@ import java.util.Objects;
  *   <tr><td>API</td><td>none</td></tr>
  * </table>
  *
+ * <p>Every type but API may also carry a window and jitter: {@code startAt} and {@code endAt} bound the trigger
+ * times, {@code maxRuns} the number of instances the schedule creates, and {@code jitterMs} delays each instance by a
+ * stable amount (see the engine's {@code ScheduleWindow}). Null means none.
+ *
  * <p>Immutable.
  *
  * @param type       the schedule type; required
@@ -26,9 +30,26 @@ import java.util.Objects;
  * @param periodMs   period in milliseconds, FIXED_RATE only
  * @param delayMs    delay after completion in milliseconds, FIXED_DELAY only
  * @param at         trigger instant (ONE_SHOT) or first trigger (FIXED_RATE)
+ * @param jitterMs   each instance fires up to this many milliseconds after its trigger time, or null
+ * @param spread     true: the jitter is one offset per job (jobs on one expression fan out over the window); null
+ *                   (false is taken as null): one per trigger
+ * @param startAt    no trigger time before this, or null
+ * @param endAt      no trigger time after this, or null
+ * @param maxRuns    at most this many instances from the schedule, or null
  */
 public record ScheduleSpec(ScheduleType type, String expression, String zoneId, Long periodMs, Long delayMs,
-                           Instant at) {
+                           Instant at, Long jitterMs, Boolean spread, Instant startAt, Instant endAt,
+                           Integer maxRuns) {
+
+    public ScheduleSpec {
+        // One form for "no spread": a spec read back from the store equals the one written.
+        spread = Boolean.TRUE.equals(spread) ? Boolean.TRUE : null;
+    }
+
+    /** A spec without window or jitter. */
+    public ScheduleSpec(ScheduleType type, String expression, String zoneId, Long periodMs, Long delayMs, Instant at) {
+        this(type, expression, zoneId, periodMs, delayMs, at, null, null, null, null, null);
+    }
 
     /** Wire name of {@link #type()}. */
     public static final String FIELD_TYPE = "type";
@@ -42,6 +63,16 @@ public record ScheduleSpec(ScheduleType type, String expression, String zoneId, 
     public static final String FIELD_DELAY_MS = "delayMs";
     /** Wire name of {@link #at()}. */
     public static final String FIELD_AT = "at";
+    /** Wire name of {@link #jitterMs()}. */
+    public static final String FIELD_JITTER_MS = "jitterMs";
+    /** Wire name of {@link #spread()}. */
+    public static final String FIELD_SPREAD = "spread";
+    /** Wire name of {@link #startAt()}. */
+    public static final String FIELD_START_AT = "startAt";
+    /** Wire name of {@link #endAt()}. */
+    public static final String FIELD_END_AT = "endAt";
+    /** Wire name of {@link #maxRuns()}. */
+    public static final String FIELD_MAX_RUNS = "maxRuns";
 
     /** A CRON spec. */
     public static ScheduleSpec cron(String expression, String zoneId) {
@@ -68,8 +99,26 @@ public record ScheduleSpec(ScheduleType type, String expression, String zoneId, 
         return new ScheduleSpec(ScheduleType.API, null, null, null, null, null);
     }
 
+    /** Whether any of the window and jitter fields is set. */
+    public boolean hasWindow() {
+        return jitterMs != null || spread != null || startAt != null || endAt != null || maxRuns != null;
+    }
+
+    /** This spec with the window and jitter fields of {@code other}. */
+    public ScheduleSpec withWindowOf(ScheduleSpec other) {
+        return withWindow(other.jitterMs, other.spread, other.startAt, other.endAt, other.maxRuns);
+    }
+
+    /** This spec with a window and jitter. */
+    public ScheduleSpec withWindow(Long newJitterMs, Boolean newSpread, Instant newStartAt, Instant newEndAt,
+            Integer newMaxRuns) {
+        return new ScheduleSpec(type, expression, zoneId, periodMs, delayMs, at, newJitterMs, newSpread, newStartAt,
+                newEndAt, newMaxRuns);
+    }
+
     /**
-     * The fields that represent {@code expression}; parsing them again gives an equal expression
+     * The fields that represent {@code expression}, without window or jitter; parsing them again gives an equal
+     * expression
      * (durations are stored in whole milliseconds).
      */
     public static ScheduleSpec of(TimeExpression expression) {

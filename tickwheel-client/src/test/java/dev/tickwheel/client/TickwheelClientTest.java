@@ -90,6 +90,22 @@ class TickwheelClientTest {
     }
 
     @Test
+    void jobs_scheduleWindowAndJitter_areSentAndReadBack() {
+        Instant start = Instant.parse("2031-01-01T00:00:00Z");
+        Schedule schedule = Schedule.cron("0 0 * * * ?", "UTC").withJitter(Duration.ofMinutes(10), true)
+                .withWindow(start, Instant.parse("2031-12-31T00:00:00Z")).withMaxRuns(5);
+        Job created = client.jobs().create(JobRequest.builder(unique("windowed"), schedule,
+                Target.webhook(receiver.url())).build());
+        assertEquals(schedule, client.jobs().get(created.id()).schedule());
+        assertEquals(start, created.nextTriggerTime(), "nothing before the start");
+
+        ValidationException refused = assertThrows(ValidationException.class, () -> client.jobs().create(
+                JobRequest.builder(unique("api"), Schedule.api().withMaxRuns(3), Target.webhook(receiver.url()))
+                        .build()));
+        assertEquals("schedule.maxRuns", refused.field());
+    }
+
+    @Test
     void jobs_retryCurveAndDelayList_areSentAndReadBackInTheirOwnForm() {
         JobRetry curve = JobRetry.exponential(6, Duration.ofSeconds(1), 2.5, Duration.ofMinutes(1), RetryJitter.FULL);
         Job withCurve = client.jobs().create(JobRequest.builder(unique("curve"), Schedule.api(),

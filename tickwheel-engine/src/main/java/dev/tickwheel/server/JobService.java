@@ -8,6 +8,7 @@ import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
+import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
@@ -83,9 +84,9 @@ public final class JobService implements AutoCloseable {
         Instant now = clock.instant();
         TimeExpression expression = parser.parse(spec.schedule());
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
-        Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
+        Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), normalized(expression, spec), spec.target(),
                 spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
-                spec.operations(), firstTrigger(expression, now)));
+                spec.operations(), firstTrigger(expression, now, spec.schedule(), 0)));
         afterWrite.then(() -> owner.jobCreated(job));
         return jobs.get(job.id()).orElse(job);
     }
@@ -107,9 +108,9 @@ public final class JobService implements AutoCloseable {
         TimeExpression expression = parser.parse(spec.schedule());
         List<Job> named = jobs.findByName(spec.name());
         if (named.isEmpty()) {
-            NewJob job = new NewJob(ids.nextId(), spec.name(), ScheduleSpec.of(expression), spec.target(),
+            NewJob job = new NewJob(ids.nextId(), spec.name(), normalized(expression, spec), spec.target(),
                     spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
-                    spec.operations(), firstTrigger(expression, clock.instant()));
+                    spec.operations(), firstTrigger(expression, clock.instant(), spec.schedule(), 0));
             Job stored = jobs.insertUnlessNamed(job);
             if (stored.id() == job.id()) {
                 afterWrite.then(() -> owner.jobCreated(stored));
@@ -145,7 +146,12 @@ public final class JobService implements AutoCloseable {
                 && Objects.equals(stored.zoneId(), declared.zoneId())
                 && Objects.equals(stored.periodMs(), declared.periodMs())
                 && Objects.equals(stored.delayMs(), declared.delayMs())
-                && (declared.at() == null || declared.at().equals(stored.at()));
+                && (declared.at() == null || declared.at().equals(stored.at()))
+                && Objects.equals(stored.jitterMs(), declared.jitterMs())
+                && Boolean.TRUE.equals(stored.spread()) == Boolean.TRUE.equals(declared.spread())
+                && Objects.equals(stored.startAt(), declared.startAt())
+                && Objects.equals(stored.endAt(), declared.endAt())
+                && Objects.equals(stored.maxRuns(), declared.maxRuns());
         return sameSchedule && job.target().equals(spec.target()) && Objects.equals(job.params(), spec.params())
                 && job.enabled() == spec.enabled() && job.misfirePolicy() == spec.misfirePolicy()
                 && job.retryPolicy().equals(spec.retryPolicy()) && job.delivery().equals(spec.delivery())
@@ -176,7 +182,8 @@ public final class JobService implements AutoCloseable {
                     .withDelivery(spec.delivery())
                     .withOperations(operations)
                     .withEnabled(spec.enabled())
-                    .withSchedule(ScheduleSpec.of(expression), firstTrigger(expression, clock.instant()));
+                    .withSchedule(normalized(expression, spec), firstTrigger(expression, clock.instant(),
+                            spec.schedule(), current.get().scheduledRuns()));
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
                 // The store moved the job's waiting instances to its shard if it now needs one owner.
@@ -203,7 +210,8 @@ public final class JobService implements AutoCloseable {
             Job changed = job.withEnabled(enabled);
             if (enabled) {
                 TimeExpression expression = parser.parse(job.schedule());
-                changed = changed.withSchedule(job.schedule(), firstTrigger(expression, clock.instant()));
+                changed = changed.withSchedule(job.schedule(), firstTrigger(expression, clock.instant(),
+                        job.schedule(), job.scheduledRuns()));
             }
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
@@ -333,7 +341,28 @@ public final class JobService implements AutoCloseable {
         runCommits.close();
     }
 
-    /** The first trigger at or after {@code now}: where a new (or re-enabled, or changed) job starts. */
+    /**
+     * The schedule to store: the expression's fields (a fixed rate without a start gets "now", which must survive
+     * restarts) with the spec's window and jitter.
+     */
+    private static ScheduleSpec normalized(TimeExpression expression, JobSpec spec) {
+        return ScheduleSpec.of(expression).withWindowOf(spec.schedule());
+    }
+
+    /**
+     * The first trigger at or after {@code now} and inside the schedule's window, or null if the window has ended or
+     * its runs are used up: where a new (or re-enabled, or changed) job starts.
+     */
+    static Instant firstTrigger(TimeExpression expression, Instant now, ScheduleSpec window, long runsSoFar) {
+        if (ScheduleWindow.runsLeft(window, runsSoFar) == 0) {
+            return null;
+        }
+        Instant from = window.startAt() != null && window.startAt().isAfter(now) ? window.startAt() : now;
+        Instant first = firstTrigger(expression, from);
+        return first != null && window.endAt() != null && first.isAfter(window.endAt()) ? null : first;
+    }
+
+    /** The first trigger at or after {@code now}. */
     static Instant firstTrigger(TimeExpression expression, Instant now) {
         if (expression instanceof FixedDelaySchedule fixedDelay) {
             return now.plus(fixedDelay.delay());

@@ -14,6 +14,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.InvalidTimeExpressionException;
 import dev.tickwheel.time.ScheduleSpec;
@@ -161,6 +162,39 @@ abstract class AbstractTickwheelServerTest {
         long gap = Duration.between(failed.endedAt(), nextDue).toMillis();
         assertTrue(gap <= delayMs && gap > delayMs - 1_000, "attempt " + failed.attempt() + " ended at "
                 + failed.endedAt() + ", the next due at " + nextDue + ": " + gap + " ms, delay " + delayMs);
+    }
+
+    @Test
+    void cronWithWindowAndJitter_makesMaxRunsFromTheStart_eachDueItsJitterAfterItsSlot_neverEarly_acrossARestart() {
+        Instant start = Instant.now().plusSeconds(2).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        ScheduleSpec schedule = ScheduleSpec.cron("* * * * * ?", "UTC").withWindow(700L, null, start, null, 3);
+        Job job = server.jobs().create(JobSpec.of("jittered", schedule, Target.handler("count")));
+        Await.until("the loader made the three runs", WAIT, () -> instancesOf(job.id()).size() == 3);
+
+        server.close();
+        server = newServer();
+
+        Await.until("three calls", WAIT, () -> calls("count") == 3
+                && instancesOf(job.id()).stream().allMatch(i -> i.status() == InstanceStatus.SUCCEEDED));
+        List<Instance> runs = instancesOf(job.id()).stream()
+                .sorted(java.util.Comparator.comparing(Instance::scheduledTriggerTime)).toList();
+        assertEquals(List.of(start, start.plusSeconds(1), start.plusSeconds(2)),
+                runs.stream().map(Instance::scheduledTriggerTime).toList(), "the slots: from the start, three");
+        Job stored = server.jobs().get(job.id()).orElseThrow();
+        for (Instance run : runs) {
+            long jitter = Duration.between(run.scheduledTriggerTime(), run.expectedTriggerTime()).toMillis();
+            assertEquals(ScheduleWindow.jitterMs(job.id(), stored.schedule(), run.scheduledTriggerTime()), jitter,
+                    "the jitter any member computes: " + run);
+            assertTrue(jitter >= 0 && jitter <= 700, run.toString());
+            assertFalse(run.actualTriggerTime().isBefore(run.expectedTriggerTime()), "never early: " + run);
+        }
+        assertEquals(3, stored.scheduledRuns());
+        assertEquals(null, stored.nextTriggerTime(), "three runs: the schedule has ended");
+        assertEquals(3, calls("count"));
+    }
+
+    private List<Instance> instancesOf(long jobId) {
+        return server.instances().list(jobId, null, null, null, null, 100).items();
     }
 
     @Test

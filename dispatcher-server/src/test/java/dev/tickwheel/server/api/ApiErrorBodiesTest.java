@@ -61,6 +61,12 @@ class ApiErrorBodiesTest {
         return new Bad("GET", pathAndQuery, null, field);
     }
 
+    /** A job on an hourly cron with {@code fields} added to its schedule. */
+    private static String cron(String fields) {
+        return "{\"name\": \"x\", \"schedule\": {\"type\": \"CRON\", \"expression\": \"0 0 * * * ?\", " + fields
+                + "}, " + TARGET + "}";
+    }
+
     private static String job(String fields) {
         return "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, " + TARGET + ", " + fields + "}";
     }
@@ -122,6 +128,17 @@ class ApiErrorBodiesTest {
                 post(job("\"retry\": {\"delaysMs\": [1000], \"backoffMs\": 5}"), "retry.delaysMs"),
                 post(job("\"retry\": {\"delaysMs\": [1000], \"multiplier\": 2}"), "retry.delaysMs"),
                 post(job("\"retry\": {\"delaysMs\": \"1000\"}"), "retry.delaysMs"),
+                post("{\"name\": \"x\", \"schedule\": {\"type\": \"API\", \"jitterMs\": 1000}, " + TARGET + "}",
+                        "schedule.jitterMs"),
+                post("{\"name\": \"x\", \"schedule\": {\"type\": \"FIXED_DELAY\", \"delayMs\": 1000,"
+                        + " \"maxRuns\": 3}, " + TARGET + "}", "schedule.maxRuns"),
+                post(cron("\"jitterMs\": -1"), "schedule.jitterMs"),
+                post(cron("\"jitterMs\": 86400001"), "schedule.jitterMs"),
+                post(cron("\"spread\": true"), "schedule.spread"),
+                post(cron("\"startAt\": \"2030-01-02T00:00:00Z\", \"endAt\": \"2030-01-01T00:00:00Z\""),
+                        "schedule.endAt"),
+                post(cron("\"maxRuns\": 0"), "schedule.maxRuns"),
+                post(cron("\"startAt\": \"tomorrow\""), "schedule.startAt"),
                 post(job("\"misfirePolicy\": \"NEVER\""), "misfirePolicy"),
                 post(job("\"delivery\": \"TWICE\""), "delivery"),
                 post(job("\"timeoutMs\": 0"), "timeoutMs"),

@@ -155,6 +155,31 @@ class ApiServerTest {
     }
 
     @Test
+    void createJob_scheduleWindowAndJitter_roundTrip_andTheFirstTriggerIsTheStart() {
+        JsonNode job = api.post("/api/jobs", """
+                {"name": "windowed", "schedule": {"type": "CRON", "expression": "0 0 * * * ?", "jitterMs": 600000,
+                  "spread": true, "startAt": "2031-01-01T00:00:00Z", "endAt": "2031-12-31T00:00:00Z", "maxRuns": 5},
+                 "target": {"type": "WEBHOOK", "url": "%s"}}
+                """.formatted(webhook.url())).json();
+        JsonNode schedule = api.get("/api/jobs/" + job.get("id").asText()).json().get("schedule");
+        assertEquals(600000, schedule.get("jitterMs").asLong(), schedule.toString());
+        assertTrue(schedule.get("spread").asBoolean());
+        assertEquals("2031-01-01T00:00:00Z", schedule.get("startAt").asText());
+        assertEquals("2031-12-31T00:00:00Z", schedule.get("endAt").asText());
+        assertEquals(5, schedule.get("maxRuns").asInt());
+        assertEquals("2031-01-01T00:00:00Z", job.get("nextTriggerTime").asText(), "nothing before the start");
+
+        JsonNode ended = api.post("/api/jobs", """
+                {"name": "over", "schedule": {"type": "CRON", "expression": "0 0 * * * ?",
+                  "endAt": "2020-01-01T00:00:00Z"}, "target": {"type": "WEBHOOK", "url": "%s"}}
+                """.formatted(webhook.url())).json();
+        assertTrue(ended.get("nextTriggerTime").isNull(), "a window that has ended: " + ended);
+
+        JsonNode plain = api.get("/api/jobs/" + createApiJob("no window")).json().get("schedule");
+        assertTrue(plain.get("jitterMs") == null && plain.get("maxRuns") == null, "unused fields left out: " + plain);
+    }
+
+    @Test
     void createJob_badDeliveryFields_return400NamingTheField() {
         String target = "{\"type\": \"WEBHOOK\", \"url\": \"" + webhook.url() + "\"}";
         String base = "{\"name\": \"x\", \"schedule\": {\"type\": \"API\"}, \"target\": " + target + ", ";

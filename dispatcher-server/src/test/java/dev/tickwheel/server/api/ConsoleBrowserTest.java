@@ -311,7 +311,8 @@ class ConsoleBrowserTest {
     @Test
     void editForm_showsTheJob_sendsOnlyFilledFields_andTheSigningSecretWriteOnly() {
         ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"edit me\", \"schedule\": {\"type\": \"CRON\","
-                + " \"expression\": \"0 0 4 * * ?\", \"zone\": \"Europe/Berlin\"}, \"target\": {\"type\": \"WEBHOOK\","
+                + " \"expression\": \"0 0 4 * * ?\", \"zone\": \"Europe/Berlin\", \"jitterMs\": 30000, \"maxRuns\": 10},"
+                + " \"target\": {\"type\": \"WEBHOOK\","
                 + " \"url\": \"" + receiver.url() + "\"}, \"params\": {\"a\": [1, 2]}, \"retry\": {\"maxAttempts\": 3,"
                 + " \"backoffMs\": 2000}, \"timeoutMs\": 5000, \"maxConcurrent\": 2, \"overLimit\": \"SKIP\"}");
         assertEquals(201, created.status(), created.toString());
@@ -322,6 +323,9 @@ class ConsoleBrowserTest {
         assertEquals("#/jobs/" + jobId + "/edit", console.hash());
         assertEquals("0 0 4 * * ?", value("schedule.expression"));
         assertEquals("Europe/Berlin", value("schedule.zone"));
+        assertEquals("30000", value("schedule.jitterMs"));
+        assertEquals("10", value("schedule.maxRuns"));
+        assertEquals("", value("schedule.startAt"));
         assertEquals("3", value("retry.maxAttempts"));
         assertEquals("2000", value("retry.backoffMs"));
         assertEquals("5000", value("timeoutMs"));
@@ -342,7 +346,8 @@ class ConsoleBrowserTest {
         assertFalse(sent.containsKey("timeoutMs"), "an emptied input is left out: " + sent);
         assertFalse(sent.containsKey("signingSecret"), "an empty secret on edit keeps the current one: " + sent);
         assertFalse(sent.containsKey("retentionDays") || sent.containsKey("alertUrl"), sent.toString());
-        assertEquals(Map.of("type", "CRON", "expression", "0 0 4 * * ?", "zone", "Europe/Berlin"), sent.get("schedule"));
+        assertEquals(Map.of("type", "CRON", "expression", "0 0 4 * * ?", "zone", "Europe/Berlin", "jitterMs", 30000L,
+                "maxRuns", 10L), sent.get("schedule"));
         JsonNode saved = api.get("/api/jobs/" + jobId).json();
         assertTrue(saved.get("timeoutMs").isNull(), saved.toString());
         assertEquals(3, saved.at("/retry/maxAttempts").asInt());

@@ -36,7 +36,8 @@ final class ApiViews {
                 ? new TargetBody("WEBHOOK", job.target().value(), null)
                 : new TargetBody("HANDLER", null, job.target().value());
         return new JobResponse(Long.toString(job.id()), job.name(),
-                new ScheduleBody(s.type().name(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(), s.at()),
+                new ScheduleBody(s.type().name(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(), s.at(),
+                        s.jitterMs(), s.spread(), s.startAt(), s.endAt(), s.maxRuns()),
                 target, params(job.params()), job.enabled(), job.misfirePolicy().name(),
                 retry(job.retryPolicy()),
                 job.delivery().guarantee().name(),

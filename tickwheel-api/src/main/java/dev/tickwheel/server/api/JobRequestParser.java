@@ -9,6 +9,7 @@ import dev.tickwheel.server.api.dto.TargetBody;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleSpec;
@@ -133,8 +134,16 @@ final class JobRequestParser {
     }
 
     static ScheduleSpec schedule(ScheduleBody body) {
-        return new ScheduleSpec(TimeExpressionParser.parseType(body.type()), body.expression(), body.zone(),
-                body.periodMs(), body.delayMs(), body.at());
+        ScheduleSpec spec = new ScheduleSpec(TimeExpressionParser.parseType(body.type()), body.expression(),
+                body.zone(), body.periodMs(), body.delayMs(), body.at(), body.jitterMs(),
+                Boolean.TRUE.equals(body.spread()) ? Boolean.TRUE : null, body.startAt(), body.endAt(),
+                body.maxRuns());
+        try {
+            ScheduleWindow.check(spec);
+        } catch (ScheduleWindow.InvalidWindowException e) {
+            throw ApiException.badField("invalid_field", "schedule." + e.field(), e.getMessage());
+        }
+        return spec;
     }
 
     private Target target(TargetBody body) {

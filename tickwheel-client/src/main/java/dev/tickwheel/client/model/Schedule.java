@@ -18,12 +18,39 @@ import java.util.Objects;
  * @param periodMs   FIXED_RATE: the period in milliseconds
  * @param delayMs    FIXED_DELAY: the delay after each run ends, in milliseconds
  * @param at         ONE_SHOT: the instant; FIXED_RATE: the first trigger (optional)
+ * @param jitterMs   CRON and FIXED_RATE: each instance is due up to this many ms after its trigger time
+ * @param spread     with jitterMs: one offset per job instead of one per trigger
+ * @param startAt    CRON and FIXED_RATE: no trigger time before this
+ * @param endAt      CRON and FIXED_RATE: no trigger time after this
+ * @param maxRuns    CRON and FIXED_RATE: at most this many instances from the schedule
  */
 @JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
-public record Schedule(ScheduleType type, String expression, String zone, Long periodMs, Long delayMs, Instant at) {
+public record Schedule(ScheduleType type, String expression, String zone, Long periodMs, Long delayMs, Instant at,
+        Long jitterMs, Boolean spread, Instant startAt, Instant endAt, Integer maxRuns) {
 
     public Schedule {
         Objects.requireNonNull(type, "type");
+    }
+
+    /** A schedule without window or jitter. */
+    public Schedule(ScheduleType type, String expression, String zone, Long periodMs, Long delayMs, Instant at) {
+        this(type, expression, zone, periodMs, delayMs, at, null, null, null, null, null);
+    }
+
+    /** This schedule with each instance due up to {@code jitter} after its trigger time (never before it). */
+    public Schedule withJitter(Duration jitter, boolean spreadPerJob) {
+        return new Schedule(type, expression, zone, periodMs, delayMs, at, jitter.toMillis(),
+                spreadPerJob ? Boolean.TRUE : null, startAt, endAt, maxRuns);
+    }
+
+    /** This schedule with no trigger time before {@code start} or after {@code end} (either may be null). */
+    public Schedule withWindow(Instant start, Instant end) {
+        return new Schedule(type, expression, zone, periodMs, delayMs, at, jitterMs, spread, start, end, maxRuns);
+    }
+
+    /** This schedule with at most {@code runs} instances. */
+    public Schedule withMaxRuns(int runs) {
+        return new Schedule(type, expression, zone, periodMs, delayMs, at, jitterMs, spread, startAt, endAt, runs);
     }
 
     /** A Quartz cron expression with seconds ({@code "0 0 2 * * ?"}) in {@code zone} (null: UTC). */

@@ -13,12 +13,30 @@ import java.util.Objects;
  * @param expectedTriggerTime when the instance is due
  * @param params              parameters for this instance (JSON text), or null
  * @param key                 the caller's key of an on-demand run (see {@link RunKeys}), or null
+ * @param scheduledTriggerTime the schedule slot a loader's instance fills when it is not its due time (a jittered
+ *                             schedule's trigger time), or null: the slot is the due time
  */
-public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key) {
+public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
+                          Instant scheduledTriggerTime) {
 
     /** An instance without a caller's key. */
     public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
-        this(id, jobId, expectedTriggerTime, params, null);
+        this(id, jobId, expectedTriggerTime, params, null, null);
+    }
+
+    /** An instance whose slot, if it fills one, is its due time. */
+    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key) {
+        this(id, jobId, expectedTriggerTime, params, key, null);
+    }
+
+    /** A loader's instance of trigger time {@code slot}, due at {@code due} (not before the slot). */
+    public static NewInstance scheduled(long id, long jobId, Instant slot, Instant due) {
+        return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot);
+    }
+
+    /** The schedule slot this instance fills if it is a loader's: its trigger time. */
+    public Instant slot() {
+        return scheduledTriggerTime != null ? scheduledTriggerTime : expectedTriggerTime;
     }
 
     public NewInstance {
@@ -35,6 +53,10 @@ public record NewInstance(long id, long jobId, Instant expectedTriggerTime, Stri
         }
         if (key != null) {
             RunKeys.check(key);
+        }
+        if (scheduledTriggerTime != null && expectedTriggerTime.isBefore(scheduledTriggerTime)) {
+            throw new IllegalArgumentException("an instance is never due before its slot: " + expectedTriggerTime
+                    + " is before " + scheduledTriggerTime);
         }
     }
 }

@@ -27,6 +27,8 @@ import java.util.Objects;
  * @param delivery        delivery guarantee, call deadline and concurrency limit
  * @param operations      retention, alert webhook and signing secret
  * @param nextTriggerTime the next trigger time a loader has not yet turned into an instance, or null
+ * @param scheduledRuns   how many instances loaders have created from the schedule so far (what {@code maxRuns}
+ *                        counts; on-demand runs are not counted)
  * @param createdAt       when the job was inserted
  * @param updatedAt       when the job was last inserted or updated
  * @param version         the optimistic-lock version, 0 on insert
@@ -43,9 +45,18 @@ public record Job(
         DeliveryPolicy delivery,
         JobOperations operations,
         Instant nextTriggerTime,
+        long scheduledRuns,
         Instant createdAt,
         Instant updatedAt,
         long version) {
+
+    /** A job whose schedule has created no instance yet. */
+    public Job(long id, String name, ScheduleSpec schedule, Target target, String params, boolean enabled,
+            MisfirePolicy misfirePolicy, RetryPolicy retryPolicy, DeliveryPolicy delivery, JobOperations operations,
+            Instant nextTriggerTime, Instant createdAt, Instant updatedAt, long version) {
+        this(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery, operations,
+                nextTriggerTime, 0, createdAt, updatedAt, version);
+    }
 
     /** Longest job name: the store's column width. */
     public static final int MAX_NAME_LENGTH = 200;
@@ -58,6 +69,9 @@ public record Job(
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (version < 0) {
             throw new IllegalArgumentException("version must not be negative: " + version);
+        }
+        if (scheduledRuns < 0) {
+            throw new IllegalArgumentException("scheduledRuns must not be negative: " + scheduledRuns);
         }
     }
 
@@ -79,42 +93,42 @@ public record Job(
     /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */
     public Job withSchedule(ScheduleSpec newSchedule, Instant newNextTriggerTime) {
         return new Job(id, name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                operations, newNextTriggerTime, createdAt, updatedAt, version);
+                operations, newNextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy that is enabled or disabled; the version stays, for an optimistic update. */
     public Job withEnabled(boolean newEnabled) {
         return new Job(id, name, schedule, target, params, newEnabled, misfirePolicy, retryPolicy, delivery,
-                operations, nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy with another name; the version stays, for an optimistic update. */
     public Job withName(String newName) {
         return new Job(id, newName, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                operations, nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy with another target; the version stays, for an optimistic update. */
     public Job withTarget(Target newTarget) {
         return new Job(id, name, schedule, newTarget, params, enabled, misfirePolicy, retryPolicy, delivery,
-                operations, nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy with another delivery policy; the version stays, for an optimistic update. */
     public Job withDelivery(DeliveryPolicy newDelivery) {
         return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, newDelivery,
-                operations, nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy with other operations settings; the version stays, for an optimistic update. */
     public Job withOperations(JobOperations newOperations) {
         return new Job(id, name, schedule, target, params, enabled, misfirePolicy, retryPolicy, delivery,
-                newOperations, nextTriggerTime, createdAt, updatedAt, version);
+                newOperations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 
     /** A copy with other params, misfire and retry policies; the version stays, for an optimistic update. */
     public Job withPolicies(String newParams, MisfirePolicy newMisfirePolicy, RetryPolicy newRetryPolicy) {
         return new Job(id, name, schedule, target, newParams, enabled, newMisfirePolicy, newRetryPolicy, delivery,
-                operations, nextTriggerTime, createdAt, updatedAt, version);
+                operations, nextTriggerTime, scheduledRuns, createdAt, updatedAt, version);
     }
 }

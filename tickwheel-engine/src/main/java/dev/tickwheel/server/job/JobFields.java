@@ -31,6 +31,7 @@ final class JobFields {
                     "name must be at most " + MAX_NAME_LENGTH + " characters: " + name.length());
         }
         Objects.requireNonNull(schedule, "schedule");
+        ScheduleWindow.check(schedule);
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(misfirePolicy, "misfirePolicy");
         Objects.requireNonNull(retryPolicy, "retryPolicy");

@@ -5,6 +5,7 @@ import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.DueJobCursor;
 import dev.tickwheel.server.store.InstanceStore;
@@ -180,7 +181,8 @@ public final class InstanceLoader {
         }
         List<NewInstance> toCreate = new ArrayList<>(plan.triggerTimes().size());
         for (Instant trigger : plan.triggerTimes()) {
-            toCreate.add(new NewInstance(ids.nextId(), job.id(), trigger, null));
+            Instant due = trigger.plusMillis(ScheduleWindow.jitterMs(job.id(), job.schedule(), trigger));
+            toCreate.add(NewInstance.scheduled(ids.nextId(), job.id(), trigger, due));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
                 toCreate, job.spreadsInstances()), job, plan.droppedMissed());

@@ -1,11 +1,13 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.time.FixedDelaySchedule;
 import dev.tickwheel.time.MisfireResolution;
 import dev.tickwheel.time.MisfireResolver;
 import dev.tickwheel.time.MissedInstance;
 import dev.tickwheel.time.OneShotSchedule;
+import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.time.TimeExpression;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +25,9 @@ import java.util.Objects;
  * <p>A trigger time between {@code now - misfireThreshold} and {@code now} is late, not missed: it gets its instance
  * and fires at once. Older ones are missed: FIRE_ONCE_NOW keeps the latest, SKIP none, FIRE_ALL the latest
  * {@code fireAllLimit}.
+ *
+ * <p>A schedule's window ({@link ScheduleWindow}) bounds this: trigger times before its start or after its end get no
+ * instance and are not missed, and once its {@code maxRuns} are used up the job has no next trigger time.
  *
  * <p>Immutable; thread-safe. Pure: time comes in as arguments.
  */
@@ -42,10 +47,36 @@ public final class InstancePlanner {
     }
 
     public LoadPlan plan(Job job, TimeExpression expression, Instant now, Instant windowEnd) {
+        LoadPlan plan = planUnbounded(job, expression, now, windowEnd);
+        ScheduleSpec schedule = job.schedule();
+        if (!schedule.hasWindow()) {
+            return plan;
+        }
+        Instant end = schedule.endAt();
+        List<Instant> triggers = new ArrayList<>();
+        for (Instant trigger : plan.triggerTimes()) {
+            if (ScheduleWindow.admits(schedule, trigger)) {
+                triggers.add(trigger);
+            }
+        }
+        Instant next = plan.nextTrigger();
+        if (next != null && end != null && next.isAfter(end)) {
+            next = null;
+        }
+        long left = ScheduleWindow.runsLeft(schedule, job.scheduledRuns());
+        if (triggers.size() >= left) {
+            triggers = new ArrayList<>(triggers.subList(0, (int) left));
+            next = null;
+        }
+        return new LoadPlan(triggers, next, plan.droppedMissed());
+    }
+
+    private LoadPlan planUnbounded(Job job, TimeExpression expression, Instant now, Instant windowEnd) {
         Instant first = job.nextTriggerTime();
         if (first == null || first.isAfter(windowEnd)) {
             return new LoadPlan(List.of(), first, 0);
         }
+        Instant start = job.schedule().startAt();
         boolean single = expression instanceof FixedDelaySchedule || expression instanceof OneShotSchedule;
         Instant lateLimit = now.minus(misfireThreshold);
         Deque<Instant> missed = new ArrayDeque<>();
@@ -54,6 +85,11 @@ public final class InstancePlanner {
         Instant cursor = first;
         while (cursor != null && !cursor.isAfter(windowEnd)
                 && upcoming.size() < MAX_TRIGGERS_PER_PASS && walked < MAX_MISSED_WALK) {
+            if (start != null && cursor.isBefore(start)) {
+                // Before the schedule's start: not a trigger at all, so not a missed one either.
+                cursor = single ? null : expression.nextAfter(start.minusMillis(1)).orElse(null);
+                continue;
+            }
             walked++;
             if (cursor.isBefore(lateLimit)) {
                 missed.addLast(cursor);

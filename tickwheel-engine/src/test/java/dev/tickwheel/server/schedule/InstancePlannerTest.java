@@ -33,6 +33,76 @@ class InstancePlannerTest {
                 RetryPolicy.NONE, DeliveryPolicy.DEFAULT, JobOperations.DEFAULT, next, NOW, NOW, 0);
     }
 
+    private static Job windowed(TimeExpression expression, Instant next, MisfirePolicy policy, Instant startAt,
+            Instant endAt, Integer maxRuns, long runsSoFar) {
+        return new Job(1, "job", ScheduleSpec.of(expression).withWindow(null, null, startAt, endAt, maxRuns),
+                Target.handler("h"), null, true, policy, RetryPolicy.NONE, DeliveryPolicy.DEFAULT,
+                JobOperations.DEFAULT, next, runsSoFar, NOW, NOW, 0);
+    }
+
+    @Test
+    void plan_triggersBeforeTheStart_getNoInstance_andAreNotMisses() {
+        FixedRateSchedule rate = new FixedRateSchedule(NOW.minusSeconds(60), Duration.ofSeconds(10));
+        Job job = windowed(rate, NOW.minusSeconds(60), MisfirePolicy.FIRE_ALL, NOW.plusSeconds(5), null, null, 0);
+
+        LoadPlan plan = planner.plan(job, rate, NOW, NOW.plusSeconds(30));
+
+        assertEquals(List.of(NOW.plusSeconds(10), NOW.plusSeconds(20), NOW.plusSeconds(30)), plan.triggerTimes());
+        assertEquals(0, plan.droppedMissed(), "before the start is outside the schedule, not missed");
+        assertEquals(NOW.plusSeconds(40), plan.nextTrigger());
+    }
+
+    @Test
+    void plan_triggersAfterTheEnd_getNoInstance_andTheJobHasNoNextTrigger() {
+        CronSchedule cron = CronSchedule.parse("*/10 * * * * ?", ZoneId.of("UTC"));
+        Job job = windowed(cron, NOW, MisfirePolicy.SKIP, null, NOW.plusSeconds(20), null, 0);
+
+        LoadPlan plan = planner.plan(job, cron, NOW, NOW.plusSeconds(60));
+
+        assertEquals(List.of(NOW, NOW.plusSeconds(10), NOW.plusSeconds(20)), plan.triggerTimes());
+        assertNull(plan.nextTrigger());
+        LoadPlan before = planner.plan(job, cron, NOW, NOW.plusSeconds(10));
+        assertEquals(NOW.plusSeconds(20), before.nextTrigger(), "the end not reached in this pass");
+    }
+
+    @Test
+    void plan_maxRuns_countsWhatEarlierPassesCreated_andEndsTheScheduleWhenUsedUp() {
+        CronSchedule cron = CronSchedule.parse("*/10 * * * * ?", ZoneId.of("UTC"));
+
+        LoadPlan first = planner.plan(windowed(cron, NOW, MisfirePolicy.SKIP, null, null, 5, 0), cron, NOW,
+                NOW.plusSeconds(20));
+        assertEquals(3, first.triggerTimes().size());
+        assertEquals(NOW.plusSeconds(30), first.nextTrigger());
+
+        LoadPlan second = planner.plan(windowed(cron, NOW.plusSeconds(30), MisfirePolicy.SKIP, null, null, 5, 3), cron,
+                NOW, NOW.plusSeconds(60));
+        assertEquals(List.of(NOW.plusSeconds(30), NOW.plusSeconds(40)), second.triggerTimes());
+        assertNull(second.nextTrigger(), "five runs: none left");
+
+        LoadPlan exact = planner.plan(windowed(cron, NOW, MisfirePolicy.SKIP, null, null, 2, 0), cron, NOW,
+                NOW.plusSeconds(10));
+        assertEquals(2, exact.triggerTimes().size());
+        assertNull(exact.nextTrigger(), "the pass that uses the last run ends the schedule");
+
+        LoadPlan usedUp = planner.plan(windowed(cron, NOW, MisfirePolicy.SKIP, null, null, 2, 2), cron, NOW,
+                NOW.plusSeconds(10));
+        assertEquals(List.of(), usedUp.triggerTimes());
+        assertNull(usedUp.nextTrigger());
+    }
+
+    @Test
+    void plan_missedTriggersInsideTheWindow_followTheMisfirePolicy_andCountAsRuns() {
+        FixedRateSchedule rate = new FixedRateSchedule(NOW.minusSeconds(60), Duration.ofSeconds(10));
+        Job job = windowed(rate, NOW.minusSeconds(60), MisfirePolicy.FIRE_ONCE_NOW, NOW.minusSeconds(35), null, 2, 0);
+
+        LoadPlan plan = planner.plan(job, rate, NOW, NOW.plusSeconds(30));
+
+        // in the window: missed -30 -20 -10 (the latest kept), then 0: two runs
+        assertEquals(List.of(NOW.minusSeconds(10), NOW), plan.triggerTimes());
+        assertEquals(2, plan.droppedMissed());
+        assertNull(plan.nextTrigger());
+    }
+
     @Test
     void plan_cronEvery2sOver30sWindow_createsEveryTrigger() {
         CronSchedule cron = CronSchedule.parse("*/2 * * * * ?", ZoneId.of("UTC"));

@@ -134,7 +134,7 @@ final class HistoryPartitions {
             if (!covered(INSTANCES, instance.id())) {
                 idDays.add(PartitionDay.ofId(instance.id()));
             }
-            long slotMs = instance.expectedTriggerTime().toEpochMilli();
+            long slotMs = instance.slot().toEpochMilli();
             if (scheduled && !covered(SLOTS, slotMs)) {
                 slotDays.add(PartitionDay.ofMillis(slotMs));
             }

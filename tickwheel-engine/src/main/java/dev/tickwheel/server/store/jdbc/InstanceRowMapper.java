@@ -41,7 +41,7 @@ final class InstanceRowMapper {
         ps.setLong(offset + 1, instance.id());
         ps.setLong(offset + 2, instance.jobId());
         ps.setString(offset + 3, InstanceStatus.WAITING.name());
-        JdbcValues.setLong(ps, offset + 4, scheduled ? triggerMs : null);
+        JdbcValues.setLong(ps, offset + 4, scheduled ? instance.slot().toEpochMilli() : null);
         ps.setLong(offset + 5, triggerMs);
         JdbcValues.setLong(ps, offset + 6, null);
         ps.setInt(offset + 7, 0);
@@ -57,8 +57,9 @@ final class InstanceRowMapper {
     /** The instance {@link #bindInsert} writes, as it reads back. */
     static Instance inserted(NewInstance instance, boolean scheduled, long nowMs, int shard) {
         Instant trigger = Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli());
+        Instant slot = Instant.ofEpochMilli(instance.slot().toEpochMilli());
         Instant now = Instant.ofEpochMilli(nowMs);
-        return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? trigger : null,
+        return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
                 -1, 0, instance.key());
     }

@@ -90,12 +90,23 @@ final class InstanceSql {
             + INSERT_COLUMNS.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
 
     /**
-     * Parameters: new next trigger, job id, expected next trigger, expected version. The job's compare-and-set; it
+     * Parameters: new next trigger, instances created from the schedule (added to {@code scheduled_runs}), job id,
+     * expected next trigger, expected version ({@link #bindAdvance}). The job's compare-and-set; it
      * also takes the job's row lock, which serialises everything that creates instances for the job. The version
      * makes a pass planned from a job that a user has changed since write nothing: the changed schedule stands.
      */
-    static final String ADVANCE_JOB = "UPDATE tw_job SET next_trigger_time_ms = ?"
+    static final String ADVANCE_JOB = "UPDATE tw_job SET next_trigger_time_ms = ?, scheduled_runs = scheduled_runs + ?"
             + " WHERE id = ? AND enabled = TRUE AND next_trigger_time_ms IS NOT DISTINCT FROM ? AND version = ?";
+
+    /** Binds the parameters of {@link #ADVANCE_JOB} for {@code advance}. */
+    static void bindAdvance(java.sql.PreparedStatement ps, dev.tickwheel.server.store.JobAdvance advance)
+            throws java.sql.SQLException {
+        JdbcValues.setInstant(ps, 1, advance.newNextTrigger());
+        ps.setInt(2, advance.instances().size());
+        ps.setLong(3, advance.jobId());
+        JdbcValues.setInstant(ps, 4, advance.expectedNextTrigger());
+        ps.setLong(5, advance.expectedVersion());
+    }
 
     /**
      * Parameters: job id. Locks a fixed-delay job whose chain waits on a completion (enabled, no next trigger) and

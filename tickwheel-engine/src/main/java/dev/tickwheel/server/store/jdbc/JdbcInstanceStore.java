@@ -180,9 +180,9 @@ final class JdbcInstanceStore implements InstanceStore {
                 throw new IllegalArgumentException("instance " + instance.id() + " belongs to job "
                         + instance.jobId() + ", not to job " + jobId);
             }
-            if (!triggers.add(Instant.ofEpochMilli(instance.expectedTriggerTime().toEpochMilli()))) {
-                throw new IllegalArgumentException("two instances share the expectedTriggerTime (to the"
-                        + " millisecond): " + instance.expectedTriggerTime());
+            if (!triggers.add(Instant.ofEpochMilli(instance.slot().toEpochMilli()))) {
+                throw new IllegalArgumentException("two instances share the schedule slot (to the millisecond): "
+                        + instance.slot());
             }
         }
         duplicateIds.checkDistinct(instances.stream().map(NewInstance::id).toList());
@@ -190,10 +190,7 @@ final class JdbcInstanceStore implements InstanceStore {
 
     private static boolean advanceJob(Connection connection, JobAdvance advance) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(InstanceSql.ADVANCE_JOB)) {
-            JdbcValues.setInstant(ps, 1, advance.newNextTrigger());
-            ps.setLong(2, advance.jobId());
-            JdbcValues.setInstant(ps, 3, advance.expectedNextTrigger());
-            ps.setLong(4, advance.expectedVersion());
+            InstanceSql.bindAdvance(ps, advance);
             return ps.executeUpdate() == 1;
         }
     }

@@ -362,10 +362,12 @@ final class JdbcJobStore implements JobStore {
     private static Job truncatedToMillis(Job job) {
         ScheduleSpec s = job.schedule();
         ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
-                millis(s.at()));
+                millis(s.at()), s.jitterMs(), Boolean.TRUE.equals(s.spread()) ? Boolean.TRUE : null,
+                millis(s.startAt()), millis(s.endAt()), s.maxRuns());
         return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
                 job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(),
-                millis(job.nextTriggerTime()), millis(job.createdAt()), millis(job.updatedAt()), job.version());
+                millis(job.nextTriggerTime()), job.scheduledRuns(), millis(job.createdAt()), millis(job.updatedAt()),
+                job.version());
     }
 
     private static Instant millis(Instant instant) {

@@ -30,13 +30,14 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 31 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 37 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
         ps.setLong(1, job.id());
         int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
                 job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(), job.nextTriggerTime());
+        ps.setLong(next++, 0L); // scheduled runs
         ps.setLong(next++, nowMs);
         ps.setLong(next++, nowMs);
         ps.setLong(next++, 0L);
@@ -63,6 +64,11 @@ final class JobRowMapper {
         JdbcValues.setLong(ps, i++, schedule.periodMs());
         JdbcValues.setLong(ps, i++, schedule.delayMs());
         JdbcValues.setInstant(ps, i++, schedule.at());
+        JdbcValues.setLong(ps, i++, schedule.jitterMs());
+        ps.setBoolean(i++, Boolean.TRUE.equals(schedule.spread()));
+        JdbcValues.setInstant(ps, i++, schedule.startAt());
+        JdbcValues.setInstant(ps, i++, schedule.endAt());
+        JdbcValues.setInt(ps, i++, schedule.maxRuns());
         ps.setString(i++, target.type().name());
         ps.setString(i++, target.value());
         JdbcValues.setString(ps, i++, params);
@@ -105,7 +111,12 @@ final class JobRowMapper {
                 rs.getString("schedule_zone"),
                 JdbcValues.getLong(rs, "schedule_period_ms"),
                 JdbcValues.getLong(rs, "schedule_delay_ms"),
-                JdbcValues.getInstant(rs, "schedule_at_ms"));
+                JdbcValues.getInstant(rs, "schedule_at_ms"),
+                JdbcValues.getLong(rs, "schedule_jitter_ms"),
+                rs.getBoolean("schedule_spread") ? Boolean.TRUE : null,
+                JdbcValues.getInstant(rs, "schedule_start_at_ms"),
+                JdbcValues.getInstant(rs, "schedule_end_at_ms"),
+                JdbcValues.getInt(rs, "schedule_max_runs"));
         return new Job(
                 rs.getLong("id"),
                 rs.getString("name"),
@@ -124,6 +135,7 @@ final class JobRowMapper {
                 new JobOperations(JdbcValues.getInt(rs, "retention_days"), rs.getString("alert_url"),
                         rs.getString("signing_secret")),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),
+                rs.getLong("scheduled_runs"),
                 JdbcValues.getInstant(rs, "created_at_ms"),
                 JdbcValues.getInstant(rs, "updated_at_ms"),
                 rs.getLong("version"));

@@ -48,10 +48,7 @@ final class PageInstanceCreation {
         Map<JobAdvance, Boolean> advanced = new IdentityHashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(InstanceSql.ADVANCE_JOB)) {
             for (JobAdvance a : byJobId) {
-                JdbcValues.setInstant(ps, 1, a.newNextTrigger());
-                ps.setLong(2, a.jobId());
-                JdbcValues.setInstant(ps, 3, a.expectedNextTrigger());
-                ps.setLong(4, a.expectedVersion());
+                InstanceSql.bindAdvance(ps, a);
                 ps.addBatch();
             }
             int[] counts = ps.executeBatch();
