@@ -64,7 +64,9 @@ function buildForm(editing) {
         'one offset per job instead of one per trigger: jobs on one expression fan out over the jitter'),
       row('start at', text('schedule.startAt', { type: 'datetime-local', step: 1 }), 'no trigger before this'),
       row('end at', text('schedule.endAt', { type: 'datetime-local', step: 1 }), 'no trigger after this'),
-      row('max runs', number('schedule.maxRuns', 'no limit'), 'at most this many instances from the schedule')),
+      row('max runs', number('schedule.maxRuns', 'no limit'), 'at most this many instances from the schedule'),
+      row('calendar', text('calendar', { size: 30, placeholder: 'none' }),
+        'the name of a calendar (POST /api/calendars): no instance on its excluded days')),
     el('fieldset', {}, el('legend', {}, 'Target'),
       row('type', select('target.type', ['WEBHOOK', 'HANDLER'])),
       row('webhook URL', text('target.url', { type: 'url', size: 50, placeholder: 'https://example.com/hook' })),
@@ -110,6 +112,7 @@ function showRelevant(form) {
   for (const field of ['expression', 'zone', 'periodMs', 'delayMs', 'at', ...WINDOW_FIELDS]) {
     form.querySelector('[data-field="schedule.' + field + '"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes(field);
   }
+  form.querySelector('[data-field="calendar"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes('maxRuns');
   const webhook = input(form, 'target.type').value === 'WEBHOOK';
   form.querySelector('[data-field="target.url"]').hidden = !webhook;
   form.querySelector('[data-field="target.name"]').hidden = webhook;
@@ -131,6 +134,7 @@ function populate(form, job) {
   set('schedule.startAt', toLocalInput(s.startAt));
   set('schedule.endAt', toLocalInput(s.endAt));
   set('schedule.maxRuns', s.maxRuns);
+  set('calendar', job.calendar);
   set('target.type', job.target.type);
   set('target.url', job.target.url);
   set('target.name', job.target.name);
@@ -173,6 +177,7 @@ function requestOf(form, editing) {
     }
   }
   body.schedule = schedule;
+  if (SCHEDULE_FIELDS[type].includes('maxRuns')) put(body, 'calendar', 'calendar');
   const target = { type: value('target.type') };
   if (target.type === 'WEBHOOK') put(target, 'url', 'target.url'); else put(target, 'name', 'target.name');
   body.target = target;

@@ -240,6 +240,7 @@ export async function renderJob(ctx, query, id) {
         ['enabled', job.enabled ? 'yes' : 'no', 'job-enabled'],
         ['schedule', scheduleDetails(job.schedule)],
         ['summary', scheduleSummary(job.schedule)],
+        ['calendar', job.calendar || undefined, 'job-calendar'],
         ['next trigger', timeEl(job.nextTriggerTime)],
         ['target', job.target.type + ' ' + targetSummary(job.target).replace(/^handler /, '')],
         ['params', job.params == null ? null : el('pre', {}, jsonText(job.params))],

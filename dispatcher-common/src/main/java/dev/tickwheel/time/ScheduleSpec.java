@@ -36,10 +36,12 @@ import java.util.Objects;
  * @param startAt    no trigger time before this, or null
  * @param endAt      no trigger time after this, or null
  * @param maxRuns    at most this many instances from the schedule, or null
+ * @param calendar   the name of a calendar whose excluded days get no instance, or null (on the wire, the job's
+ *                   {@code calendar} field)
  */
 public record ScheduleSpec(ScheduleType type, String expression, String zoneId, Long periodMs, Long delayMs,
                            Instant at, Long jitterMs, Boolean spread, Instant startAt, Instant endAt,
-                           Integer maxRuns) {
+                           Integer maxRuns, String calendar) {
 
     public ScheduleSpec {
         // One form for "no spread": a spec read back from the store equals the one written.
@@ -48,7 +50,7 @@ public record ScheduleSpec(ScheduleType type, String expression, String zoneId, 
 
     /** A spec without window or jitter. */
     public ScheduleSpec(ScheduleType type, String expression, String zoneId, Long periodMs, Long delayMs, Instant at) {
-        this(type, expression, zoneId, periodMs, delayMs, at, null, null, null, null, null);
+        this(type, expression, zoneId, periodMs, delayMs, at, null, null, null, null, null, null);
     }
 
     /** Wire name of {@link #type()}. */
@@ -106,14 +108,21 @@ public record ScheduleSpec(ScheduleType type, String expression, String zoneId, 
 
     /** This spec with the window and jitter fields of {@code other}. */
     public ScheduleSpec withWindowOf(ScheduleSpec other) {
-        return withWindow(other.jitterMs, other.spread, other.startAt, other.endAt, other.maxRuns);
+        return withWindow(other.jitterMs, other.spread, other.startAt, other.endAt, other.maxRuns)
+                .withCalendar(other.calendar);
+    }
+
+    /** This spec skipping the excluded days of calendar {@code name} (null: none). */
+    public ScheduleSpec withCalendar(String name) {
+        return new ScheduleSpec(type, expression, zoneId, periodMs, delayMs, at, jitterMs, spread, startAt, endAt,
+                maxRuns, name);
     }
 
     /** This spec with a window and jitter. */
     public ScheduleSpec withWindow(Long newJitterMs, Boolean newSpread, Instant newStartAt, Instant newEndAt,
             Integer newMaxRuns) {
         return new ScheduleSpec(type, expression, zoneId, periodMs, delayMs, at, newJitterMs, newSpread, newStartAt,
-                newEndAt, newMaxRuns);
+                newEndAt, newMaxRuns, calendar);
     }
 
     /**

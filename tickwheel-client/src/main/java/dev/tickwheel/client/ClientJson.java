@@ -1,9 +1,11 @@
 package dev.tickwheel.client;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.util.Objects;
 
 /**
  * The client's one Jackson configuration: ISO-8601 instants both ways, and lenient reading, so that a newer server's
@@ -25,5 +27,14 @@ final class ClientJson {
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
                 .enable(DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_USING_DEFAULT_VALUE);
+    }
+
+    /** A request body as JSON bytes. @throws IllegalArgumentException if {@code value} cannot be written as JSON */
+    static byte[] body(ObjectMapper json, Object value) {
+        try {
+            return json.writeValueAsBytes(Objects.requireNonNull(value, "body"));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("the request cannot be written as JSON: " + e.getOriginalMessage(), e);
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.tickwheel.client;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.tickwheel.client.model.CancelResult;
@@ -235,10 +234,6 @@ public final class Jobs {
     }
 
     private byte[] body(Object value) {
-        try {
-            return json.writeValueAsBytes(Objects.requireNonNull(value, "body"));
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("the request cannot be written as JSON: " + e.getOriginalMessage(), e);
-        }
+        return ClientJson.body(json, value);
     }
 }

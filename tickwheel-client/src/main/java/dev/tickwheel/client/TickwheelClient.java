@@ -100,6 +100,7 @@ public final class TickwheelClient implements AutoCloseable {
     private final ApiTransport transport;
     private final Jobs jobs;
     private final Instances instances;
+    private final Calendars calendars;
     private final ObjectReader healthReader;
     private final ObjectReader clusterReader;
 
@@ -108,6 +109,7 @@ public final class TickwheelClient implements AutoCloseable {
         this.transport = transport;
         this.jobs = new Jobs(transport, json);
         this.instances = new Instances(transport, json);
+        this.calendars = new Calendars(transport, json);
         this.healthReader = json.readerFor(Health.class);
         this.clusterReader = json.readerFor(ClusterView.class);
     }
@@ -130,6 +132,11 @@ public final class TickwheelClient implements AutoCloseable {
     /** Instances by ID: read, list, cancel, reschedule. */
     public Instances instances() {
         return instances;
+    }
+
+    /** Calendars of excluded days: create, list, read, delete. */
+    public Calendars calendars() {
+        return calendars;
     }
 
     /**

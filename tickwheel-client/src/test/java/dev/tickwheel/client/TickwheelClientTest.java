@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.client.model.AttemptOutcome;
+import dev.tickwheel.client.model.Calendar;
+import dev.tickwheel.client.model.CalendarRequest;
 import dev.tickwheel.client.model.CancelOutcome;
 import dev.tickwheel.client.model.CancelResult;
 import dev.tickwheel.client.model.ClusterView;
@@ -103,6 +105,28 @@ class TickwheelClientTest {
                 JobRequest.builder(unique("api"), Schedule.api().withMaxRuns(3), Target.webhook(receiver.url()))
                         .build()));
         assertEquals("schedule.maxRuns", refused.field());
+    }
+
+    @Test
+    void calendars_createListGetDelete_andAJobThatNamesOne() {
+        String name = "plant-" + UUID.randomUUID().toString().substring(0, 8);
+        Calendar created = client.calendars().create(CalendarRequest.of(name, java.time.ZoneId.of("Europe/Berlin"),
+                List.of(java.time.LocalDate.parse("2026-12-25")), List.of(java.time.DayOfWeek.SUNDAY)));
+        assertEquals(List.of("2026-12-25"), created.excludedDates());
+        assertEquals(List.of("SUNDAY"), created.excludedWeekdays());
+        assertEquals("Europe/Berlin", created.zone());
+        assertEquals(created, client.calendars().get(name));
+        assertTrue(client.calendars().list().contains(created));
+        assertThrows(ConflictException.class, () -> client.calendars().create(new CalendarRequest(name, null, null,
+                null)));
+
+        Job job = client.jobs().create(JobRequest.builder(unique("shift"), Schedule.cron("0 0 6 * * ?", "UTC"),
+                Target.webhook(receiver.url())).calendar(name).build());
+        assertEquals(name, job.calendar());
+        assertThrows(ConflictException.class, () -> client.calendars().delete(name));
+        client.jobs().delete(job.id());
+        client.calendars().delete(name);
+        assertThrows(NotFoundException.class, () -> client.calendars().get(name));
     }
 
     @Test

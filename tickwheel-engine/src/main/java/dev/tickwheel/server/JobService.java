@@ -6,6 +6,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.ScheduleWindow;
@@ -47,6 +48,7 @@ public final class JobService implements AutoCloseable {
     static final int RUN_COMMIT_WRITERS = 2;
 
     private final JobStore jobs;
+    private final CalendarStore calendars;
     private final InstanceStore instances;
     private final ShardOwner owner;
     private final TimeExpressionParser parser;
@@ -63,7 +65,9 @@ public final class JobService implements AutoCloseable {
     private final AfterWrite afterWrite;
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
-               SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite) {
+               SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite,
+               CalendarStore calendars) {
+        this.calendars = calendars;
         this.afterWrite = afterWrite;
         this.jobs = jobs;
         this.instances = instances;
@@ -81,6 +85,7 @@ public final class JobService implements AutoCloseable {
      */
     public Job create(JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
+        requireCalendar(spec);
         Instant now = clock.instant();
         TimeExpression expression = parser.parse(spec.schedule());
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
@@ -105,6 +110,7 @@ public final class JobService implements AutoCloseable {
      */
     public Declared declare(JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
+        requireCalendar(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         List<Job> named = jobs.findByName(spec.name());
         if (named.isEmpty()) {
@@ -151,7 +157,8 @@ public final class JobService implements AutoCloseable {
                 && Boolean.TRUE.equals(stored.spread()) == Boolean.TRUE.equals(declared.spread())
                 && Objects.equals(stored.startAt(), declared.startAt())
                 && Objects.equals(stored.endAt(), declared.endAt())
-                && Objects.equals(stored.maxRuns(), declared.maxRuns());
+                && Objects.equals(stored.maxRuns(), declared.maxRuns())
+                && Objects.equals(stored.calendar(), declared.calendar());
         return sameSchedule && job.target().equals(spec.target()) && Objects.equals(job.params(), spec.params())
                 && job.enabled() == spec.enabled() && job.misfirePolicy() == spec.misfirePolicy()
                 && job.retryPolicy().equals(spec.retryPolicy()) && job.delivery().equals(spec.delivery())
@@ -166,6 +173,7 @@ public final class JobService implements AutoCloseable {
      */
     public Optional<Job> update(long jobId, JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
+        requireCalendar(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         for (int attempt = 0; attempt < 3; attempt++) {
             Optional<Job> current = jobs.get(jobId);
@@ -339,6 +347,14 @@ public final class JobService implements AutoCloseable {
     @Override
     public void close() {
         runCommits.close();
+    }
+
+    /** @throws IllegalArgumentException if the spec names a calendar that does not exist */
+    private void requireCalendar(JobSpec spec) {
+        String name = spec.schedule().calendar();
+        if (name != null && calendars.get(name).isEmpty()) {
+            throw new IllegalArgumentException("calendar '" + name + "' does not exist; create it first");
+        }
     }
 
     /**

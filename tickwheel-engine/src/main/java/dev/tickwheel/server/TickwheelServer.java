@@ -23,6 +23,7 @@ import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
 import dev.tickwheel.server.dispatch.webhook.WebhookSigner;
 import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
+import dev.tickwheel.server.schedule.CalendarCatalog;
 import dev.tickwheel.server.schedule.FixedDelayFollowUp;
 import dev.tickwheel.server.schedule.OwnerArming;
 import dev.tickwheel.server.schedule.ForeignClaimSettler;
@@ -150,6 +151,7 @@ public final class TickwheelServer implements AutoCloseable {
     // Written by the loader thread, read by metrics scrapes.
     private final java.util.concurrent.atomic.LongAdder loaderNanos = new java.util.concurrent.atomic.LongAdder();
     private JobService jobService;
+    private CalendarService calendarService;
     private InstanceService instanceService;
 
     private TickwheelServer(Config config) {
@@ -277,7 +279,7 @@ public final class TickwheelServer implements AutoCloseable {
             OwnerArming arming = new OwnerArming(leases, dispatcher, bus);
             loader = new InstanceLoader(jobs, instances, arming, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE, listener);
+                    InstanceLoader.DEFAULT_PAGE_SIZE, listener, new CalendarCatalog(stores.calendars()));
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);
@@ -296,7 +298,8 @@ public final class TickwheelServer implements AutoCloseable {
             // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
             AfterWrite afterWrite = new AfterWrite(stores.callerTransactions(), stores.dataSource());
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
-                    config.clock(), config.storeTimeout(), afterWrite);
+                    config.clock(), config.storeTimeout(), afterWrite, stores.calendars());
+            calendarService = new CalendarService(stores.calendars(), config.clock());
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
                     config.storeTimeout(), afterWrite);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
@@ -382,6 +385,12 @@ public final class TickwheelServer implements AutoCloseable {
     public InstanceService instances() {
         requireStarted();
         return instanceService;
+    }
+
+    /** Named calendars of excluded days, which CRON and FIXED_RATE jobs may name. */
+    public CalendarService calendars() {
+        requireStarted();
+        return calendarService;
     }
 
     /** The wheel, for metrics and health. */

@@ -193,6 +193,35 @@ abstract class AbstractTickwheelServerTest {
         assertEquals(3, calls("count"));
     }
 
+    @Test
+    void calendar_createdListedNamedByAJob_skipsItsDays_cannotBeDeletedWhileNamed() {
+        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+        CalendarService calendars = server.calendars();
+        CalendarService.Result created = calendars.create("closed", java.time.ZoneOffset.UTC,
+                List.of(today, today.plusDays(1)), List.of(java.time.DayOfWeek.SUNDAY));
+        assertEquals(CalendarService.Creation.CREATED, created.creation());
+        assertEquals(CalendarService.Creation.NAME_TAKEN, calendars.create("closed", java.time.ZoneOffset.UTC,
+                List.of(), List.of()).creation());
+        assertEquals(created.calendar(), calendars.get("closed").orElseThrow());
+        assertEquals(List.of(created.calendar()), calendars.list());
+        assertThrows(IllegalArgumentException.class, () -> server.jobs().create(JobSpec.of("unknown calendar",
+                ScheduleSpec.cron("* * * * * ?", "UTC").withCalendar("nope"), Target.handler("count"))));
+
+        Job job = server.jobs().create(JobSpec.of("closed days", ScheduleSpec.cron("* * * * * ?", "UTC")
+                .withCalendar("closed"), Target.handler("count")));
+        Instant createdAt = Instant.now();
+        // Every second of today and tomorrow is excluded: the loader moves the job on and makes nothing.
+        Await.until("a loader pass over the job", WAIT, () -> server.jobs().get(job.id()).orElseThrow()
+                .nextTriggerTime().isAfter(createdAt.plusSeconds(20)));
+        assertEquals(List.of(), instancesOf(job.id()));
+        assertEquals(0, calls("count"));
+
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.IN_USE, calendars.delete("closed"));
+        assertTrue(server.jobs().delete(job.id()));
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.DELETED, calendars.delete("closed"));
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.NOT_FOUND, calendars.delete("closed"));
+    }
+
     private List<Instance> instancesOf(long jobId) {
         return server.instances().list(jobId, null, null, null, null, 100).items();
     }

@@ -310,7 +310,10 @@ class ConsoleBrowserTest {
 
     @Test
     void editForm_showsTheJob_sendsOnlyFilledFields_andTheSigningSecretWriteOnly() {
-        ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"edit me\", \"schedule\": {\"type\": \"CRON\","
+        assertEquals(201, api.post("/api/calendars", "{\"name\": \"edit-cal\", \"excludedWeekdays\": [\"SUNDAY\"]}")
+                .status());
+        ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"edit me\", \"calendar\": \"edit-cal\","
+                + " \"schedule\": {\"type\": \"CRON\","
                 + " \"expression\": \"0 0 4 * * ?\", \"zone\": \"Europe/Berlin\", \"jitterMs\": 30000, \"maxRuns\": 10},"
                 + " \"target\": {\"type\": \"WEBHOOK\","
                 + " \"url\": \"" + receiver.url() + "\"}, \"params\": {\"a\": [1, 2]}, \"retry\": {\"maxAttempts\": 3,"
@@ -324,6 +327,7 @@ class ConsoleBrowserTest {
         assertEquals("0 0 4 * * ?", value("schedule.expression"));
         assertEquals("Europe/Berlin", value("schedule.zone"));
         assertEquals("30000", value("schedule.jitterMs"));
+        assertEquals("edit-cal", value("calendar"));
         assertEquals("10", value("schedule.maxRuns"));
         assertEquals("", value("schedule.startAt"));
         assertEquals("3", value("retry.maxAttempts"));
@@ -352,6 +356,8 @@ class ConsoleBrowserTest {
         assertTrue(saved.get("timeoutMs").isNull(), saved.toString());
         assertEquals(3, saved.at("/retry/maxAttempts").asInt());
         assertEquals(2, saved.at("/params/a/1").asInt());
+        assertEquals("edit-cal", saved.get("calendar").asText(), "the form sends the calendar back");
+        console.awaitText("dd.job-calendar", "edit-cal");
 
         // "remove secret" sends an empty secret; a typed one goes as typed, with the operations fields.
         console.click("a.edit");

@@ -97,6 +97,45 @@ class OpenApiResponseValidationTest {
     }
 
     @Test
+    void calendarRoutes_lifecycleAndRefusals_answersMatchSpec() {
+        ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
+        ApiClient.Reply created = exchange(client, "POST", "/api/calendars", """
+                {"name": "plant-holidays", "zone": "Europe/Berlin", "excludedDates": ["2026-12-25", "2026-12-24"],
+                 "excludedWeekdays": ["sunday"]}""", 201);
+        assertEquals("[\"2026-12-24\",\"2026-12-25\"]", created.json().get("excludedDates").toString());
+        assertEquals("[\"SUNDAY\"]", created.json().get("excludedWeekdays").toString());
+        assertEquals("name_taken", exchange(client, "POST", "/api/calendars", "{\"name\": \"plant-holidays\"}", 409)
+                .error());
+        for (String[] bad : new String[][] {
+                {"{\"zone\": \"UTC\"}", "name"},
+                {"{\"name\": \"has space\"}", "name"},
+                {"{\"name\": \"z\", \"zone\": \"Mars/Olympus\"}", "zone"},
+                {"{\"name\": \"d\", \"excludedDates\": [\"2026-02-30\"]}", "excludedDates"},
+                {"{\"name\": \"w\", \"excludedWeekdays\": [\"FUNDAY\"]}", "excludedWeekdays"}}) {
+            assertEquals(bad[1], exchange(client, "POST", "/api/calendars", bad[0], 400).json().get("field").asText(),
+                    bad[0]);
+        }
+        exchange(client, "GET", "/api/calendars", null, 200);
+        exchange(client, "GET", "/api/calendars/plant-holidays", null, 200);
+        exchange(client, "GET", "/api/calendars/none", null, 404);
+
+        String cron = "{\"name\": \"plant shift\", \"schedule\": {\"type\": \"CRON\", \"expression\": \"0 0 6 * * ?\"},"
+                + " \"target\": {\"type\": \"WEBHOOK\", \"url\": \"http://127.0.0.1:9/shift\"}, \"calendar\": \"%s\"}";
+        assertEquals("calendar", exchange(client, "POST", "/api/jobs", cron.formatted("none"), 400).json()
+                .get("field").asText());
+        assertEquals("calendar", exchange(client, "POST", "/api/jobs", "{\"name\": \"api job\", \"schedule\":"
+                + " {\"type\": \"API\"}, \"target\": {\"type\": \"WEBHOOK\", \"url\": \"http://127.0.0.1:9/x\"},"
+                + " \"calendar\": \"plant-holidays\"}", 400).json().get("field").asText(), "an API job has no triggers");
+        ApiClient.Reply job = exchange(client, "POST", "/api/jobs", cron.formatted("plant-holidays"), 201);
+        assertEquals("plant-holidays", job.json().get("calendar").asText());
+        assertEquals("calendar_in_use", exchange(client, "DELETE", "/api/calendars/plant-holidays", null, 409).error());
+        exchange(client, "DELETE", "/api/jobs/" + job.json().get("id").asText(), null, 204);
+        exchange(client, "DELETE", "/api/calendars/plant-holidays", null, 204);
+        exchange(client, "DELETE", "/api/calendars/plant-holidays", null, 404);
+        assertNoFailures();
+    }
+
+    @Test
     void historyRoutes_filtersCursorsAndAttempts_answersMatchSpec() {
         ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
         String refused = exchange(client, "POST", "/api/jobs", """

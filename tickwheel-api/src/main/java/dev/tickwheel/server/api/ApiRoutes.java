@@ -35,7 +35,9 @@ public final class ApiRoutes {
         Objects.requireNonNull(scrape, "scrape");
         JsonBodyReader bodies = new JsonBodyReader(json);
         ApiViews views = new ApiViews(json);
-        JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames()), bodies, views);
+        JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames(),
+                name -> engine.calendars().get(name).isPresent()), bodies, views);
+        CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         DashboardPage dashboard = new DashboardPage();
@@ -61,6 +63,10 @@ public final class ApiRoutes {
         add("GET", "/api/instances/{id}", instances::get);
         add("POST", "/api/instances/{id}/cancel", instances::cancel);
         add("POST", "/api/instances/{id}/reschedule", instances::reschedule);
+        add("POST", "/api/calendars", calendars::create);
+        add("GET", "/api/calendars", calendars::list);
+        add("GET", "/api/calendars/{name}", calendars::get);
+        add("DELETE", "/api/calendars/{name}", calendars::delete);
         add("GET", "/api/cluster", ops::cluster);
         add("GET", "/health", ops::health);
         add("GET", "/metrics", ops::metrics);

@@ -45,7 +45,7 @@ final class ApiViews {
                 job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
                 job.delivery().limitsConcurrency() ? job.delivery().overLimit().name() : null,
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
-                job.nextTriggerTime(), job.createdAt(), job.updatedAt());
+                job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar());
     }
 
     /** The policy in the form it was given: a list of delays, or a curve. */

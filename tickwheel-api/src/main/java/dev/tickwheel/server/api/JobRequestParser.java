@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Turns a {@link JobRequest} into a {@link JobSpec}, checking every field except the schedule's values, which the
@@ -35,10 +36,15 @@ final class JobRequestParser {
     static final long MAX_BACKOFF_MS = RetryPolicy.MAX_BACKOFF_MS;
 
     private final Set<String> handlerNames;
+    private final Predicate<String> calendarExists;
 
-    /** @param handlerNames the handlers a HANDLER target may name */
-    JobRequestParser(Set<String> handlerNames) {
+    /**
+     * @param handlerNames   the handlers a HANDLER target may name
+     * @param calendarExists whether a calendar of this name exists, for a job's {@code calendar}
+     */
+    JobRequestParser(Set<String> handlerNames, Predicate<String> calendarExists) {
         this.handlerNames = Set.copyOf(handlerNames);
+        this.calendarExists = calendarExists;
     }
 
     /** @throws ApiException 400 naming the first field at fault */
@@ -58,7 +64,16 @@ final class JobRequestParser {
         if (request.target() == null) {
             throw ApiException.missingField("target");
         }
-        return new JobSpec(name.trim(), schedule(request.schedule()), target(request.target()),
+        ScheduleSpec schedule = schedule(request.schedule());
+        if (request.calendar() != null) {
+            if (!calendarExists.test(request.calendar())) {
+                throw ApiException.invalidField("calendar", request.calendar(),
+                        "must name a calendar created with POST /api/calendars");
+            }
+            schedule = schedule.withCalendar(request.calendar());
+            checkWindow(schedule);
+        }
+        return new JobSpec(name.trim(), schedule, target(request.target()),
                 paramsText(request.params()), request.enabled() == null || request.enabled(),
                 misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request),
                 operations(request), request.signingSecret() == null);
@@ -136,14 +151,18 @@ final class JobRequestParser {
     static ScheduleSpec schedule(ScheduleBody body) {
         ScheduleSpec spec = new ScheduleSpec(TimeExpressionParser.parseType(body.type()), body.expression(),
                 body.zone(), body.periodMs(), body.delayMs(), body.at(), body.jitterMs(),
-                Boolean.TRUE.equals(body.spread()) ? Boolean.TRUE : null, body.startAt(), body.endAt(),
-                body.maxRuns());
+                body.spread(), body.startAt(), body.endAt(), body.maxRuns(), null);
+        checkWindow(spec);
+        return spec;
+    }
+
+    private static void checkWindow(ScheduleSpec spec) {
         try {
             ScheduleWindow.check(spec);
         } catch (ScheduleWindow.InvalidWindowException e) {
-            throw ApiException.badField("invalid_field", "schedule." + e.field(), e.getMessage());
+            String field = e.field().equals("calendar") ? "calendar" : "schedule." + e.field();
+            throw ApiException.badField("invalid_field", field, e.getMessage());
         }
-        return spec;
     }
 
     private Target target(TargetBody body) {

@@ -27,9 +27,10 @@ import java.time.Instant;
  * @param nextTriggerTime the next trigger not yet turned into an instance, or null
  * @param createdAt       when it was created
  * @param updatedAt       when it last changed
+ * @param calendar        the calendar whose excluded days get no instance, or null
  */
 public record Job(long id, String name, Schedule schedule, Target target, JsonNode params, boolean enabled,
                   MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                   Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl, boolean signed,
-                  Instant nextTriggerTime, Instant createdAt, Instant updatedAt) {
+                  Instant nextTriggerTime, Instant createdAt, Instant updatedAt, String calendar) {
 }

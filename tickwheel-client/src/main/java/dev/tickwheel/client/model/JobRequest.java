@@ -28,12 +28,13 @@ import java.util.Objects;
  * @param alertUrl      http(s) URL of its failure alerts; null for the server's
  * @param signingSecret HMAC-SHA256 key of its webhook calls (16..256 characters), write-only; on a replace null keeps
  *                      the stored secret and {@code ""} removes it
+ * @param calendar      CRON and FIXED_RATE: the name of a calendar whose excluded days get no instance; null for none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
 public record JobRequest(String name, Schedule schedule, Target target, Object params, Boolean enabled,
                          MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                          Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl,
-                         String signingSecret) {
+                         String signingSecret, String calendar) {
 
     public JobRequest {
         if (name == null || name.isBlank()) {
@@ -79,6 +80,7 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         private Integer retentionDays;
         private String alertUrl;
         private String signingSecret;
+        private String calendar;
 
         private Builder(String name, Schedule schedule, Target target) {
             this.name = name;
@@ -156,7 +158,13 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
 
         public JobRequest build() {
             return new JobRequest(name, schedule, target, params, enabled, misfirePolicy, retry, delivery, timeoutMs,
-                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret);
+                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar);
+        }
+
+        /** The calendar (created with {@code client.calendars().create}) whose excluded days get no instance. */
+        public Builder calendar(String name) {
+            this.calendar = name;
+            return this;
         }
     }
 }

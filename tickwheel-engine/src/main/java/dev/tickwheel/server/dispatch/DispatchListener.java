@@ -36,6 +36,12 @@ public interface DispatchListener {
             }
 
             @Override
+            public void triggersSkippedByCalendar(Job job, int count) {
+                first.triggersSkippedByCalendar(job, count);
+                second.triggersSkippedByCalendar(job, count);
+            }
+
+            @Override
             public void claimLost() {
                 first.claimLost();
                 second.claimLost();
@@ -95,6 +101,13 @@ public interface DispatchListener {
      * They never fire, so they never reach {@link #fired}: a downtime shows here, not as lateness.
      */
     default void misfiresDropped(Job job, int count, Instant firstMissed) {
+    }
+
+    /**
+     * {@code count} trigger times of {@code job} fell on days its calendar excludes: the loader created no instance
+     * for them. Not misfires: the calendar says they are not part of the schedule.
+     */
+    default void triggersSkippedByCalendar(Job job, int count) {
     }
 
     /** The claim lost: the instance was cancelled or already claimed. */

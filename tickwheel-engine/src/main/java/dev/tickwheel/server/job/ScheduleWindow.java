@@ -52,6 +52,11 @@ public final class ScheduleWindow {
      * @throws InvalidWindowException naming the field at fault
      */
     public static void check(ScheduleSpec schedule) {
+        if (schedule.calendar() != null && schedule.type() != ScheduleType.CRON
+                && schedule.type() != ScheduleType.FIXED_RATE) {
+            throw new InvalidWindowException("calendar", "calendar applies to CRON and FIXED_RATE schedules only, not"
+                    + " to " + schedule.type());
+        }
         if (!schedule.hasWindow()) {
             return;
         }

@@ -40,6 +40,7 @@ public final class DispatchMetrics implements DispatchListener {
     private final Timer lateness;
     private final Counter claimLost;
     private final Counter skipped;
+    private final Counter calendarSkipped;
     private final Map<TargetType, Counter> successes = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
@@ -59,6 +60,9 @@ public final class DispatchMetrics implements DispatchListener {
                 .register(registry);
         claimLost = Counter.builder("tickwheel.dispatch.claim.lost")
                 .description("fires whose claim lost: the instance was cancelled or already claimed")
+                .register(registry);
+        calendarSkipped = Counter.builder("tickwheel.schedule.calendar.skipped")
+                .description("trigger times that got no instance because their day is excluded by the job's calendar")
                 .register(registry);
         skipped = Counter.builder("tickwheel.dispatch.skipped")
                 .description("instances cancelled because their job was at maxConcurrent with overLimit SKIP")
@@ -133,6 +137,11 @@ public final class DispatchMetrics implements DispatchListener {
     @Override
     public void misfiresDropped(Job job, int count, Instant firstMissed) {
         misfires.get(job.misfirePolicy()).increment(count);
+    }
+
+    @Override
+    public void triggersSkippedByCalendar(Job job, int count) {
+        calendarSkipped.increment(count);
     }
 
     @Override

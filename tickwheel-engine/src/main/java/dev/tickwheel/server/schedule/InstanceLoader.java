@@ -1,6 +1,7 @@
 package dev.tickwheel.server.schedule;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
+import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.instance.NewInstance;
@@ -57,6 +58,7 @@ public final class InstanceLoader {
     private final ShardOwnership ownership;
     private final InstancePlanner planner;
     private final TimeExpressionParser parser;
+    private final CalendarCatalog calendars;
     private final SnowflakeIdGenerator ids;
     private final Clock clock;
     private final Duration window;
@@ -67,7 +69,8 @@ public final class InstanceLoader {
     public InstanceLoader(JobStore jobs, InstanceStore instances, OwnerArming arming,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
                           SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
-                          DispatchListener listener) {
+                          DispatchListener listener, CalendarCatalog calendars) {
+        this.calendars = Objects.requireNonNull(calendars, "calendars");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.instances = Objects.requireNonNull(instances, "instances");
@@ -159,7 +162,7 @@ public final class InstanceLoader {
     }
 
     /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
-    private record Planned(JobAdvance advance, Job job, int droppedMissed) {
+    private record Planned(JobAdvance advance, Job job, int droppedMissed, int skippedByCalendar) {
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
@@ -174,7 +177,18 @@ public final class InstanceLoader {
             log.error("job {} has an invalid schedule and is not loaded: {}", job.id(), e.getMessage());
             return null;
         }
-        LoadPlan plan = planner.plan(job, expression, now, windowEnd);
+        JobCalendar calendar = null;
+        String calendarName = job.schedule().calendar();
+        if (calendarName != null) {
+            calendar = calendars.get(calendarName).orElse(null);
+            if (calendar == null) {
+                // The store refuses to delete a calendar a job names; this is a calendar deleted and not yet
+                // re-created between two reads. Nothing is skipped rather than the job stopped.
+                log.error("job {} names calendar '{}', which does not exist; no day is excluded", job.id(),
+                        calendarName);
+            }
+        }
+        LoadPlan plan = planner.plan(job, expression, now, windowEnd, calendar);
         if (plan.droppedMissed() > 0) {
             log.warn("job {} missed {} trigger(s); misfire policy {} dropped them", job.id(), plan.droppedMissed(),
                     job.misfirePolicy());
@@ -185,7 +199,7 @@ public final class InstanceLoader {
             toCreate.add(NewInstance.scheduled(ids.nextId(), job.id(), trigger, due));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
-                toCreate, job.spreadsInstances()), job, plan.droppedMissed());
+                toCreate, job.spreadsInstances()), job, plan.droppedMissed(), plan.skippedByCalendar());
     }
 
     private int created(Planned planned, AdvanceResult result, Set<Integer> recovering) {
@@ -198,6 +212,9 @@ public final class InstanceLoader {
             // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
             // The earliest missed trigger is the job's next trigger time this plan started from.
             listener.misfiresDropped(planned.job(), planned.droppedMissed(), planned.job().nextTriggerTime());
+        }
+        if (planned.skippedByCalendar() > 0) {
+            listener.triggersSkippedByCalendar(planned.job(), planned.skippedByCalendar());
         }
         for (NewInstance instance : result.created()) {
             int shard = planned.advance().shardOf(instance, ownership.shardCount());

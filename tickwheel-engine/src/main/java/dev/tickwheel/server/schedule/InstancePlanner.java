@@ -1,5 +1,6 @@
 package dev.tickwheel.server.schedule;
 
+import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.time.FixedDelaySchedule;
@@ -46,16 +47,26 @@ public final class InstancePlanner {
         this.misfires = Objects.requireNonNull(misfires, "misfires");
     }
 
-    public LoadPlan plan(Job job, TimeExpression expression, Instant now, Instant windowEnd) {
+    /**
+     * The plan for {@code job}'s triggers up to {@code windowEnd}, skipping the trigger times on the days
+     * {@code calendar} excludes (null: none): they get no instance, are not misses, and do not count as runs.
+     */
+    public LoadPlan plan(Job job, TimeExpression expression, Instant now, Instant windowEnd, JobCalendar calendar) {
         LoadPlan plan = planUnbounded(job, expression, now, windowEnd);
         ScheduleSpec schedule = job.schedule();
-        if (!schedule.hasWindow()) {
+        if (!schedule.hasWindow() && calendar == null) {
             return plan;
         }
         Instant end = schedule.endAt();
         List<Instant> triggers = new ArrayList<>();
+        int skipped = 0;
         for (Instant trigger : plan.triggerTimes()) {
-            if (ScheduleWindow.admits(schedule, trigger)) {
+            if (!ScheduleWindow.admits(schedule, trigger)) {
+                continue;
+            }
+            if (calendar != null && calendar.excludes(trigger)) {
+                skipped++;
+            } else {
                 triggers.add(trigger);
             }
         }
@@ -68,7 +79,7 @@ public final class InstancePlanner {
             triggers = new ArrayList<>(triggers.subList(0, (int) left));
             next = null;
         }
-        return new LoadPlan(triggers, next, plan.droppedMissed());
+        return new LoadPlan(triggers, next, plan.droppedMissed(), skipped);
     }
 
     private LoadPlan planUnbounded(Job job, TimeExpression expression, Instant now, Instant windowEnd) {

@@ -13,10 +13,17 @@ import java.util.List;
  * @param nextTrigger    the job's next trigger time after this pass; null if none is known (one-shot done, or a
  *                       fixed-delay job waiting for its instance to complete)
  * @param droppedMissed  missed trigger times that get no instance
+ * @param skippedByCalendar trigger times on days the job's calendar excludes, which get no instance (and are neither
+ *                          misses nor runs)
  */
-public record LoadPlan(List<Instant> triggerTimes, Instant nextTrigger, int droppedMissed) {
+public record LoadPlan(List<Instant> triggerTimes, Instant nextTrigger, int droppedMissed, int skippedByCalendar) {
 
     public LoadPlan {
         triggerTimes = List.copyOf(triggerTimes);
+    }
+
+    /** A plan that skipped nothing for a calendar. */
+    public LoadPlan(List<Instant> triggerTimes, Instant nextTrigger, int droppedMissed) {
+        this(triggerTimes, nextTrigger, droppedMissed, 0);
     }
 }

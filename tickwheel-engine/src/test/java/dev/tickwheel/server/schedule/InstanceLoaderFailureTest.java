@@ -13,6 +13,7 @@ import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.StoreException;
@@ -44,7 +45,8 @@ class InstanceLoaderFailureTest {
         Clock clock = Clock.systemUTC();
         InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(OwnerArming.class),
                 holdingShardZero(), new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
-                new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE);
+                new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE,
+                new CalendarCatalog(mock(CalendarStore.class)));
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (PeriodicTaskScheduler scheduler = new PeriodicTaskScheduler("loader-test", 1,
                 (name, failure) -> reported.add(failure), Duration.ofSeconds(5))) {

@@ -25,8 +25,10 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param alertUrl      http(s) URL of its failure alerts; default: the server's alert-url
  * @param signingSecret HMAC-SHA256 key of its webhook calls, 16..256 characters; write-only. On a replace, absent or
  *                      null keeps the stored secret and "" removes it
+ * @param calendar the name of a calendar whose excluded days the schedule skips (CRON and FIXED_RATE)
  */
 public record JobRequest(String name, ScheduleBody schedule, TargetBody target, JsonNode params, Boolean enabled,
                          String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
-                         String overLimit, Integer retentionDays, String alertUrl, String signingSecret) {
+                         String overLimit, Integer retentionDays, String alertUrl, String signingSecret,
+                         String calendar) {
 }

@@ -10,6 +10,7 @@ import java.time.Instant;
  *
  * @param id              the job ID as a decimal string (see the package javadoc)
  * @param nextTriggerTime the next trigger a loader has not yet turned into an instance, or null
+ * @param calendar        the calendar whose excluded days the schedule skips, or null
  * @param timeoutMs       the job's call deadline, or null for the server's
  * @param maxConcurrent   the job's concurrency limit, or null for none
  * @param retentionDays   days its finished instances are kept, or null for the server's retention-days
@@ -20,5 +21,5 @@ public record JobResponse(String id, String name, ScheduleBody schedule, TargetB
                           boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
                           Integer maxConcurrent, String overLimit, Integer retentionDays, String alertUrl,
                           boolean signed, Instant nextTriggerTime,
-                          Instant createdAt, Instant updatedAt) {
+                          Instant createdAt, Instant updatedAt, String calendar) {
 }

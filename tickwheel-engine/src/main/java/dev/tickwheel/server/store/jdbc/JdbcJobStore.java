@@ -363,7 +363,7 @@ final class JdbcJobStore implements JobStore {
         ScheduleSpec s = job.schedule();
         ScheduleSpec schedule = new ScheduleSpec(s.type(), s.expression(), s.zoneId(), s.periodMs(), s.delayMs(),
                 millis(s.at()), s.jitterMs(), Boolean.TRUE.equals(s.spread()) ? Boolean.TRUE : null,
-                millis(s.startAt()), millis(s.endAt()), s.maxRuns());
+                millis(s.startAt()), millis(s.endAt()), s.maxRuns(), s.calendar());
         return new Job(job.id(), job.name(), schedule, job.target(), job.params(), job.enabled(),
                 job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(),
                 millis(job.nextTriggerTime()), job.scheduledRuns(), millis(job.createdAt()), millis(job.updatedAt()),

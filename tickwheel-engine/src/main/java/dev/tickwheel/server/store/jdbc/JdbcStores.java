@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.tickwheel.server.store.ClusterStore;
+import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import java.sql.Connection;
@@ -55,6 +56,7 @@ public final class JdbcStores implements AutoCloseable {
     private final JobStore jobs;
     private final InstanceStore instances;
     private final JobStore callerJobs;
+    private final JdbcCalendarStore calendars;
     private final InstanceStore callerInstances;
     private final ClusterStore cluster;
     private final String redactedUrl;
@@ -78,6 +80,7 @@ public final class JdbcStores implements AutoCloseable {
         this.fence = fence;
         this.shardCount = shardCount;
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
+        this.calendars = new JdbcCalendarStore(runner);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
         this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence,
@@ -217,6 +220,11 @@ public final class JdbcStores implements AutoCloseable {
     /** The job store over this pool. */
     public JobStore jobs() {
         return jobs;
+    }
+
+    /** The calendar store over this pool. */
+    public CalendarStore calendars() {
+        return calendars;
     }
 
     /** The instance store over this pool. */

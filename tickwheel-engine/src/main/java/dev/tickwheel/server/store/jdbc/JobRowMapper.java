@@ -30,7 +30,7 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 37 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 38 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
@@ -69,6 +69,7 @@ final class JobRowMapper {
         JdbcValues.setInstant(ps, i++, schedule.startAt());
         JdbcValues.setInstant(ps, i++, schedule.endAt());
         JdbcValues.setInt(ps, i++, schedule.maxRuns());
+        JdbcValues.setString(ps, i++, schedule.calendar());
         ps.setString(i++, target.type().name());
         ps.setString(i++, target.value());
         JdbcValues.setString(ps, i++, params);
@@ -116,7 +117,8 @@ final class JobRowMapper {
                 rs.getBoolean("schedule_spread") ? Boolean.TRUE : null,
                 JdbcValues.getInstant(rs, "schedule_start_at_ms"),
                 JdbcValues.getInstant(rs, "schedule_end_at_ms"),
-                JdbcValues.getInt(rs, "schedule_max_runs"));
+                JdbcValues.getInt(rs, "schedule_max_runs"),
+                rs.getString("calendar_name"));
         return new Job(
                 rs.getLong("id"),
                 rs.getString("name"),

@@ -1,0 +1,131 @@
+package dev.tickwheel.server.api;
+
+import dev.tickwheel.server.CalendarService;
+import dev.tickwheel.server.api.dto.CalendarRequest;
+import dev.tickwheel.server.api.dto.CalendarResponse;
+import dev.tickwheel.server.api.dto.PageResponse;
+import dev.tickwheel.server.calendar.JobCalendar;
+import dev.tickwheel.server.store.CalendarStore;
+import java.time.DateTimeException;
+import java.time.DayOfWeek;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Handlers of {@code /api/calendars…}: named calendars of excluded days, which a CRON or FIXED_RATE job names in its
+ * {@code calendar} field. A calendar is not changed in place (create another and point the jobs at it); one that a
+ * job names is not deleted (409).
+ *
+ * <p>Thread-safe (immutable; the service is thread-safe).
+ */
+final class CalendarRoutes {
+
+    private final CalendarService calendars;
+    private final JsonBodyReader bodies;
+
+    CalendarRoutes(CalendarService calendars, JsonBodyReader bodies) {
+        this.calendars = calendars;
+        this.bodies = bodies;
+    }
+
+    /** 201 with the calendar; 409 {@code name_taken} if the name exists; 400 naming the field at fault. */
+    void create(ApiExchange ctx) {
+        CalendarRequest request = bodies.read(ctx, CalendarRequest.class, true);
+        if (request.name() == null) {
+            throw ApiException.missingField("name");
+        }
+        ZoneId zone = zone(request.zone());
+        List<LocalDate> dates = dates(request.excludedDates());
+        List<DayOfWeek> weekdays = weekdays(request.excludedWeekdays());
+        CalendarService.Result result;
+        try {
+            result = calendars.create(request.name(), zone, dates, weekdays);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("invalid_field", fieldOf(e.getMessage()), e.getMessage());
+        }
+        if (result.creation() == CalendarService.Creation.NAME_TAKEN) {
+            throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists; a calendar"
+                    + " is not changed in place: create one under another name and point the jobs at it", "name");
+        }
+        ctx.status(201).header("Location", "/api/calendars/" + request.name()).json(view(result.calendar()));
+    }
+
+    void list(ApiExchange ctx) {
+        ctx.json(new PageResponse<>(calendars.list().stream().map(CalendarRoutes::view).toList(), null));
+    }
+
+    void get(ApiExchange ctx) {
+        String name = ctx.pathParam("name");
+        ctx.json(view(calendars.get(name).orElseThrow(() -> notFound(name))));
+    }
+
+    /** 204; 404 if unknown; 409 {@code calendar_in_use} while a job names it. */
+    void delete(ApiExchange ctx) {
+        String name = ctx.pathParam("name");
+        CalendarStore.Deletion deletion = calendars.delete(name);
+        switch (deletion) {
+            case DELETED -> ctx.status(204);
+            case NOT_FOUND -> throw notFound(name);
+            case IN_USE -> throw new ApiException(409, "calendar_in_use", "calendar '" + name + "' is named by a"
+                    + " job: point those jobs at another calendar (or none) first", null);
+        }
+    }
+
+    static CalendarResponse view(JobCalendar calendar) {
+        return new CalendarResponse(calendar.name(), calendar.zone().getId(),
+                calendar.excludedDates().stream().map(LocalDate::toString).toList(),
+                calendar.excludedWeekdays().stream().sorted().map(DayOfWeek::name).toList(), calendar.createdAt());
+    }
+
+    private static ApiException notFound(String name) {
+        return ApiException.notFound("calendar '" + name + "' does not exist");
+    }
+
+    private static String fieldOf(String message) {
+        for (String field : List.of("excludedWeekdays", "excludedDates", "name")) {
+            if (message.contains(field)) {
+                return field;
+            }
+        }
+        return "name";
+    }
+
+    private static ZoneId zone(String raw) {
+        if (raw == null) {
+            return ZoneOffset.UTC;
+        }
+        try {
+            return ZoneId.of(raw);
+        } catch (DateTimeException e) {
+            throw ApiException.invalidField("zone", raw, "must be a time-zone id such as Europe/Berlin or UTC");
+        }
+    }
+
+    private static List<LocalDate> dates(List<String> raw) {
+        List<LocalDate> dates = new ArrayList<>();
+        for (String value : raw == null ? List.<String>of() : raw) {
+            try {
+                dates.add(LocalDate.parse(value));
+            } catch (DateTimeException | NullPointerException e) {
+                throw ApiException.invalidField("excludedDates", value, "must hold ISO dates such as 2026-12-25");
+            }
+        }
+        return dates;
+    }
+
+    private static List<DayOfWeek> weekdays(List<String> raw) {
+        List<DayOfWeek> days = new ArrayList<>();
+        for (String value : raw == null ? List.<String>of() : raw) {
+            try {
+                days.add(DayOfWeek.valueOf(value.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw ApiException.invalidField("excludedWeekdays", value, "must hold days such as MONDAY or SUNDAY");
+            }
+        }
+        return days;
+    }
+}

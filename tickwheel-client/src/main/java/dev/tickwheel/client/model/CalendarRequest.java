@@ -1,0 +1,34 @@
+package dev.tickwheel.client.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.DayOfWeek;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A calendar to create ({@code client.calendars().create}).
+ *
+ * <p>Immutable.
+ *
+ * @param name             1..100 letters, digits, '.', '_' or '-'
+ * @param zone             the time zone whose days the dates are; null for UTC
+ * @param excludedDates    ISO dates (yyyy-mm-dd)
+ * @param excludedWeekdays days of the week (MONDAY..SUNDAY)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record CalendarRequest(String name, String zone, List<String> excludedDates, List<String> excludedWeekdays) {
+
+    public CalendarRequest {
+        Objects.requireNonNull(name, "name");
+    }
+
+    /** A calendar of {@code dates} and {@code weekdays} in {@code zone}. */
+    public static CalendarRequest of(String name, ZoneId zone, Collection<LocalDate> dates,
+            Collection<DayOfWeek> weekdays) {
+        return new CalendarRequest(name, zone.getId(), dates.stream().map(LocalDate::toString).toList(),
+                weekdays.stream().map(DayOfWeek::name).toList());
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tickwheel.server.calendar;
+
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * A named calendar of excluded days: a trigger time whose date, in the calendar's zone, is one of
+ * {@code excludedDates} or falls on one of {@code excludedWeekdays} is skipped (no instance, not a misfire). The date is
+ * taken in the calendar's zone, whatever the job's cron zone, so a day of 23 or 25 hours (a daylight-saving change)
+ * excludes exactly its own hours.
+ *
+ * <p>Immutable.
+ *
+ * @param name             1..{@value #MAX_NAME_LENGTH} characters of letters, digits, '.', '_' and '-'
+ * @param zone             the zone the dates are days of
+ * @param excludedDates    days excluded, at most {@value #MAX_DATES}
+ * @param excludedWeekdays days of the week excluded
+ * @param createdAt        when it was stored
+ */
+public record JobCalendar(String name, ZoneId zone, SortedSet<LocalDate> excludedDates,
+                          Set<DayOfWeek> excludedWeekdays, Instant createdAt) {
+
+    /** Longest name: the store's column width. */
+    public static final int MAX_NAME_LENGTH = 100;
+    /** Most excluded dates: ten years of days. */
+    public static final int MAX_DATES = 3660;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}");
+
+    public JobCalendar {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("name must be 1.." + MAX_NAME_LENGTH + " letters, digits, '.', '_' or"
+                    + " '-': '" + name + "'");
+        }
+        Objects.requireNonNull(zone, "zone");
+        excludedDates = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(excludedDates));
+        if (excludedDates.size() > MAX_DATES) {
+            throw new IllegalArgumentException("at most " + MAX_DATES + " excludedDates: " + excludedDates.size());
+        }
+        excludedWeekdays = Set.copyOf(excludedWeekdays);
+        if (excludedWeekdays.size() == DayOfWeek.values().length) {
+            throw new IllegalArgumentException("excludedWeekdays excludes every day of the week: nothing would run");
+        }
+        Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    /** Whether a trigger at {@code time} is skipped. */
+    public boolean excludes(Instant time) {
+        LocalDate date = LocalDate.ofInstant(time, zone);
+        return excludedWeekdays.contains(date.getDayOfWeek()) || excludedDates.contains(date);
+    }
+}

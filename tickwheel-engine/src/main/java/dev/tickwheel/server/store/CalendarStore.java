@@ -1,0 +1,33 @@
+package dev.tickwheel.server.store;
+
+import dev.tickwheel.server.calendar.JobCalendar;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Named calendars of excluded days ({@link JobCalendar}). A calendar is not changed once stored: a job is pointed at
+ * another one instead, which every member sees at its next read.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface CalendarStore {
+
+    /** What {@link #delete} did. */
+    enum Deletion {
+        DELETED,
+        NOT_FOUND,
+        /** Jobs still name it: nothing was deleted. */
+        IN_USE
+    }
+
+    /** Stores the calendar unless one of its name exists; returns whether it was stored. */
+    boolean insert(JobCalendar calendar);
+
+    Optional<JobCalendar> get(String name);
+
+    /** Every calendar, by name. */
+    List<JobCalendar> list();
+
+    /** Deletes the calendar unless a job names it. */
+    Deletion delete(String name);
+}
