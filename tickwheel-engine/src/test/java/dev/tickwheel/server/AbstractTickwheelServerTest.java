@@ -222,6 +222,35 @@ abstract class AbstractTickwheelServerTest {
         assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.NOT_FOUND, calendars.delete("closed"));
     }
 
+    // Eight threads create each of 20 names at once: the read-then-insert can race, and the losers must hear
+    // NAME_TAKEN (the primary key refuses the second insert), never a store failure.
+    @Test
+    void calendar_createdByManyCallersAtOnce_isCreatedOnce_andTheOthersHearNameTaken() throws Exception {
+        CalendarService calendars = server.calendars();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String name = "race-" + round;
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(8);
+                List<java.util.concurrent.Future<CalendarService.Creation>> results = new java.util.ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    results.add(pool.submit(() -> {
+                        start.await();
+                        return calendars.create(name, java.time.ZoneOffset.UTC, List.of(), List.of()).creation();
+                    }));
+                }
+                int created = 0;
+                for (java.util.concurrent.Future<CalendarService.Creation> result : results) {
+                    created += result.get() == CalendarService.Creation.CREATED ? 1 : 0;
+                }
+                assertEquals(1, created, name);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(20, server.calendars().list().size());
+    }
+
     private List<Instance> instancesOf(long jobId) {
         return server.instances().list(jobId, null, null, null, null, 100).items();
     }

@@ -2,6 +2,7 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.store.CalendarStore;
+import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -43,6 +44,17 @@ final class JdbcCalendarStore implements CalendarStore {
 
     @Override
     public boolean insert(JobCalendar calendar) {
+        try {
+            return insertIfAbsent(calendar);
+        } catch (StoreException e) {
+            if (DuplicateIds.isUniqueViolation(e.getCause())) {
+                return false; // another caller created it between our read and our insert
+            }
+            throw e;
+        }
+    }
+
+    private boolean insertIfAbsent(JobCalendar calendar) {
         return runner.inTransaction("insert calendar '" + calendar.name() + "'", connection -> {
             if (select(connection, calendar.name()).isPresent()) {
                 return false;
