@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code /api/calendars} operations of a {@link TickwheelClient}: calendars of excluded days, which a CRON or
- * FIXED_RATE job names ({@code JobRequest.Builder#calendar}). A calendar is not changed in place. Reads are retried
- * as {@link TickwheelClient} says; a create and a delete are not (a repeat would answer 409 or 404).
+ * FIXED_RATE job names ({@code JobRequest.Builder#calendar}). Reads and replaces are retried as
+ * {@link TickwheelClient} says; a create and a delete are not (a repeat would answer 409 or 404).
  *
  * <p>Thread-safe.
  */
@@ -42,6 +42,24 @@ public final class Calendars {
 
     private ApiCall<Calendar> createCall(CalendarRequest calendar) {
         return new ApiCall<>("POST", "/api/calendars", body(calendar), false, Set.of(201), calendarReader);
+    }
+
+    /**
+     * {@code PUT /api/calendars/{name}}: replaces the calendar's zone, dates and weekdays ({@code calendar}'s name
+     * must be {@code name}); every member plans with them within 30 s. Retried: a repeat writes the same.
+     *
+     * @throws NotFoundException if there is none of that name
+     */
+    public Calendar replace(String name, CalendarRequest calendar) {
+        return transport.call(replaceCall(name, calendar));
+    }
+
+    public CompletableFuture<Calendar> replaceAsync(String name, CalendarRequest calendar) {
+        return transport.send(replaceCall(name, calendar));
+    }
+
+    private ApiCall<Calendar> replaceCall(String name, CalendarRequest calendar) {
+        return new ApiCall<>("PUT", path(name), body(calendar), true, Set.of(200), calendarReader);
     }
 
     /** {@code GET /api/calendars}: every calendar, by name. */

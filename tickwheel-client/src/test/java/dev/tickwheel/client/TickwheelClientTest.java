@@ -117,6 +117,10 @@ class TickwheelClientTest {
         assertEquals("Europe/Berlin", created.zone());
         assertEquals(created, client.calendars().get(name));
         assertTrue(client.calendars().list().contains(created));
+        Calendar replaced = client.calendars().replace(name, CalendarRequest.of(name, java.time.ZoneId.of("UTC"),
+                List.of(java.time.LocalDate.parse("2027-01-01")), List.of()));
+        assertEquals(List.of("2027-01-01"), replaced.excludedDates());
+        assertEquals(replaced, client.calendars().get(name));
         assertThrows(ConflictException.class, () -> client.calendars().create(new CalendarRequest(name, null, null,
                 null)));
 

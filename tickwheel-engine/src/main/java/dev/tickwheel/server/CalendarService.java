@@ -16,8 +16,8 @@ import java.util.TreeSet;
 
 /**
  * Named calendars of excluded days: a CRON or FIXED_RATE job that names one ({@code ScheduleSpec#calendar}) gets no
- * instance for its trigger times on those days. A calendar is not changed in place: create another and point the jobs
- * at it; one that a job names cannot be deleted.
+ * instance for its trigger times on those days. A replaced calendar applies to the triggers the loaders plan after
+ * they next read it (within {@code CalendarCatalog.MAX_AGE}, 30 s); one that a job names cannot be deleted.
  *
  * <p>Thread-safe.
  */
@@ -53,6 +53,24 @@ public final class CalendarService {
             return new Result(calendar, Creation.CREATED);
         }
         return new Result(calendars.get(name).orElse(calendar), Creation.NAME_TAKEN);
+    }
+
+    /**
+     * Replaces the zone, dates and weekdays of calendar {@code name}; its creation time stays. Instances already
+     * created are not touched.
+     *
+     * @return the calendar as stored, or empty if there is none of that name
+     * @throws IllegalArgumentException if a field is invalid (see {@link JobCalendar})
+     */
+    public Optional<JobCalendar> replace(String name, ZoneId zone, Collection<LocalDate> excludedDates,
+            Collection<DayOfWeek> excludedWeekdays) {
+        Optional<JobCalendar> current = calendars.get(name);
+        if (current.isEmpty()) {
+            return Optional.empty();
+        }
+        JobCalendar replaced = new JobCalendar(name, zone, new TreeSet<>(excludedDates), Set.copyOf(excludedWeekdays),
+                current.get().createdAt());
+        return calendars.replace(replaced) ? Optional.of(replaced) : Optional.empty();
     }
 
     /** A calendar and whether {@link #create} stored it. */

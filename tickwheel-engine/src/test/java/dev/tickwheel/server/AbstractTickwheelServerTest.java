@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.CancelOutcome;
@@ -216,6 +217,12 @@ abstract class AbstractTickwheelServerTest {
         assertEquals(List.of(), instancesOf(job.id()));
         assertEquals(0, calls("count"));
 
+        JobCalendar replaced = calendars.replace("closed", java.time.ZoneId.of("Europe/Berlin"),
+                List.of(today.plusDays(7)), List.of()).orElseThrow();
+        assertEquals(replaced, calendars.get("closed").orElseThrow());
+        assertEquals(created.calendar().createdAt(), replaced.createdAt(), "a replace keeps the creation time");
+        assertEquals(java.util.Optional.empty(), calendars.replace("none", java.time.ZoneOffset.UTC, List.of(),
+                List.of()));
         assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.IN_USE, calendars.delete("closed"));
         assertTrue(server.jobs().delete(job.id()));
         assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.DELETED, calendars.delete("closed"));

@@ -115,6 +115,14 @@ class OpenApiResponseValidationTest {
             assertEquals(bad[1], exchange(client, "POST", "/api/calendars", bad[0], 400).json().get("field").asText(),
                     bad[0]);
         }
+        ApiClient.Reply replaced = exchange(client, "PUT", "/api/calendars/plant-holidays",
+                "{\"zone\": \"UTC\", \"excludedDates\": [\"2027-01-01\"]}", 200);
+        assertEquals("[\"2027-01-01\"]", replaced.json().get("excludedDates").toString());
+        assertEquals("[]", replaced.json().get("excludedWeekdays").toString(), "a replace sets every field");
+        assertEquals(created.json().get("createdAt"), replaced.json().get("createdAt"));
+        assertEquals("name", exchange(client, "PUT", "/api/calendars/plant-holidays", "{\"name\": \"other\"}", 400)
+                .json().get("field").asText());
+        exchange(client, "PUT", "/api/calendars/none", "{}", 404);
         exchange(client, "GET", "/api/calendars", null, 200);
         exchange(client, "GET", "/api/calendars/plant-holidays", null, 200);
         exchange(client, "GET", "/api/calendars/none", null, 404);

@@ -66,6 +66,7 @@ public final class ApiRoutes {
         add("POST", "/api/calendars", calendars::create);
         add("GET", "/api/calendars", calendars::list);
         add("GET", "/api/calendars/{name}", calendars::get);
+        add("PUT", "/api/calendars/{name}", calendars::replace);
         add("DELETE", "/api/calendars/{name}", calendars::delete);
         add("GET", "/api/cluster", ops::cluster);
         add("GET", "/health", ops::health);

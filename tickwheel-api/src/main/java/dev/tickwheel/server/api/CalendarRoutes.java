@@ -17,8 +17,8 @@ import java.util.Locale;
 
 /**
  * Handlers of {@code /api/calendars…}: named calendars of excluded days, which a CRON or FIXED_RATE job names in its
- * {@code calendar} field. A calendar is not changed in place (create another and point the jobs at it); one that a
- * job names is not deleted (409).
+ * {@code calendar} field. A calendar is created once (a second POST of its name is a 409) and replaced with PUT; one
+ * that a job names is not deleted (409).
  *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
@@ -48,10 +48,28 @@ final class CalendarRoutes {
             throw ApiException.badField("invalid_field", fieldOf(e.getMessage()), e.getMessage());
         }
         if (result.creation() == CalendarService.Creation.NAME_TAKEN) {
-            throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists; a calendar"
-                    + " is not changed in place: create one under another name and point the jobs at it", "name");
+            throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists: replace it"
+                    + " with PUT /api/calendars/" + request.name(), "name");
         }
         ctx.status(201).header("Location", "/api/calendars/" + request.name()).json(view(result.calendar()));
+    }
+
+    /** 200 with the calendar as replaced; 404 if unknown; 400 naming the field at fault. */
+    void replace(ApiExchange ctx) {
+        String name = ctx.pathParam("name");
+        CalendarRequest request = bodies.read(ctx, CalendarRequest.class, true);
+        if (request.name() != null && !request.name().equals(name)) {
+            throw ApiException.invalidField("name", request.name(), "must be the path's name '" + name + "' (a"
+                    + " calendar is not renamed) or absent");
+        }
+        ZoneId zone = zone(request.zone());
+        List<LocalDate> dates = dates(request.excludedDates());
+        List<DayOfWeek> weekdays = weekdays(request.excludedWeekdays());
+        try {
+            ctx.json(view(calendars.replace(name, zone, dates, weekdays).orElseThrow(() -> notFound(name))));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badField("invalid_field", fieldOf(e.getMessage()), e.getMessage());
+        }
     }
 
     void list(ApiExchange ctx) {

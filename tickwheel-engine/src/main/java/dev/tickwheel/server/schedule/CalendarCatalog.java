@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The loaders' view of the calendars: read from the store at most once per {@link #MAX_AGE} per name. A calendar is
- * never changed in place, so the only staleness is a deleted one (which no job can name: the store refuses to delete
- * a calendar in use) or a name deleted and created again, which every member sees within {@link #MAX_AGE}.
+ * The loaders' view of the calendars: read from the store at most once per {@link #MAX_AGE} per name, so a replaced
+ * calendar (or a name deleted and created again) reaches every member's plans within {@link #MAX_AGE}. A deleted
+ * calendar cannot be stale here in a way that matters: the store refuses to delete one a job names.
  *
  * <p>Thread-safe.
  */

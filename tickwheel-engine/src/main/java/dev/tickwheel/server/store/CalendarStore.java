@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Named calendars of excluded days ({@link JobCalendar}). A calendar is not changed once stored: a job is pointed at
- * another one instead, which every member sees at its next read.
+ * Named calendars of excluded days ({@link JobCalendar}). A replaced calendar keeps its name and creation time; the
+ * members' loaders see the change at their next read of it.
  *
  * <p>Implementations are thread-safe.
  */
@@ -24,6 +24,9 @@ public interface CalendarStore {
     boolean insert(JobCalendar calendar);
 
     Optional<JobCalendar> get(String name);
+
+    /** Replaces the zone, dates and weekdays of the calendar of {@code calendar}'s name; false if there is none. */
+    boolean replace(JobCalendar calendar);
 
     /** Every calendar, by name. */
     List<JobCalendar> list();

@@ -32,6 +32,8 @@ final class JdbcCalendarStore implements CalendarStore {
     static final String COLUMNS = "name, zone, excluded_dates, excluded_weekdays, created_at_ms";
     private static final String INSERT = "INSERT INTO tw_calendar (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)";
     private static final String SELECT_BY_NAME = "SELECT " + COLUMNS + " FROM tw_calendar WHERE name = ?";
+    private static final String REPLACE = "UPDATE tw_calendar SET zone = ?, excluded_dates = ?, excluded_weekdays = ?"
+            + " WHERE name = ?";
     private static final String SELECT_ALL = "SELECT " + COLUMNS + " FROM tw_calendar ORDER BY name";
     private static final String DELETE_UNUSED = "DELETE FROM tw_calendar WHERE name = ?"
             + " AND NOT EXISTS (SELECT 1 FROM tw_job WHERE calendar_name = ?)";
@@ -61,16 +63,32 @@ final class JdbcCalendarStore implements CalendarStore {
             }
             try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
                 ps.setString(1, calendar.name());
-                ps.setString(2, calendar.zone().getId());
-                ps.setString(3, calendar.excludedDates().stream().map(LocalDate::toString)
-                        .collect(Collectors.joining(",")));
-                ps.setString(4, calendar.excludedWeekdays().stream().sorted().map(DayOfWeek::name)
-                        .collect(Collectors.joining(",")));
+                bindDays(ps, 2, calendar);
                 ps.setLong(5, calendar.createdAt().toEpochMilli());
                 ps.executeUpdate();
             }
             return true;
         });
+    }
+
+    @Override
+    public boolean replace(JobCalendar calendar) {
+        return runner.inTransaction("replace calendar '" + calendar.name() + "'", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(REPLACE)) {
+                bindDays(ps, 1, calendar);
+                ps.setString(4, calendar.name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** Binds zone, dates and weekdays into parameters {@code first} to {@code first + 2}. */
+    private static void bindDays(PreparedStatement ps, int first, JobCalendar calendar) throws SQLException {
+        ps.setString(first, calendar.zone().getId());
+        ps.setString(first + 1, calendar.excludedDates().stream().map(LocalDate::toString)
+                .collect(Collectors.joining(",")));
+        ps.setString(first + 2, calendar.excludedWeekdays().stream().sorted().map(DayOfWeek::name)
+                .collect(Collectors.joining(",")));
     }
 
     @Override
