@@ -9,16 +9,18 @@ import { go } from './router.js';
 import { numberOrText } from './jobs.js';
 
 const SCHEDULE_TYPES = ['CRON', 'FIXED_RATE', 'FIXED_DELAY', 'ONE_SHOT', 'API'];
-/** Which schedule fields each type takes (every other one must be absent): ScheduleSpec's table. */
+/** The window and jitter fields, and the job's calendar, apply to these types only (ScheduleWindow). */
+const WINDOW_TYPES = new Set(['CRON', 'FIXED_RATE']);
 const WINDOW_FIELDS = ['jitterMs', 'spread', 'startAt', 'endAt', 'maxRuns'];
+/** Which schedule fields each type takes (every other one must be absent): ScheduleSpec's table. */
 const SCHEDULE_FIELDS = {
   CRON: ['expression', 'zone', ...WINDOW_FIELDS], FIXED_RATE: ['periodMs', 'at', ...WINDOW_FIELDS],
   FIXED_DELAY: ['delayMs'], ONE_SHOT: ['at'], API: [],
 };
 const TIME_FIELDS = new Set(['at', 'startAt', 'endAt']);
 const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'schedule.jitterMs', 'schedule.maxRuns',
-  'retry.maxAttempts', 'retry.backoffMs',
-  'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent', 'retentionDays']);
+  'retry.maxAttempts', 'retry.backoffMs', 'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent',
+  'retentionDays']);
 
 /** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
 function row(label, input, help) {
@@ -112,7 +114,7 @@ function showRelevant(form) {
   for (const field of ['expression', 'zone', 'periodMs', 'delayMs', 'at', ...WINDOW_FIELDS]) {
     form.querySelector('[data-field="schedule.' + field + '"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes(field);
   }
-  form.querySelector('[data-field="calendar"]').hidden = !SCHEDULE_FIELDS[scheduleType].includes('maxRuns');
+  form.querySelector('[data-field="calendar"]').hidden = !WINDOW_TYPES.has(scheduleType);
   const webhook = input(form, 'target.type').value === 'WEBHOOK';
   form.querySelector('[data-field="target.url"]').hidden = !webhook;
   form.querySelector('[data-field="target.name"]').hidden = webhook;
@@ -177,7 +179,7 @@ function requestOf(form, editing) {
     }
   }
   body.schedule = schedule;
-  if (SCHEDULE_FIELDS[type].includes('maxRuns')) put(body, 'calendar', 'calendar');
+  if (WINDOW_TYPES.has(type)) put(body, 'calendar', 'calendar');
   const target = { type: value('target.type') };
   if (target.type === 'WEBHOOK') put(target, 'url', 'target.url'); else put(target, 'name', 'target.name');
   body.target = target;

@@ -6,11 +6,11 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
-import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.schedule.ShardOwner;
+import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobNameCursor;
@@ -154,7 +154,7 @@ public final class JobService implements AutoCloseable {
                 && Objects.equals(stored.delayMs(), declared.delayMs())
                 && (declared.at() == null || declared.at().equals(stored.at()))
                 && Objects.equals(stored.jitterMs(), declared.jitterMs())
-                && Boolean.TRUE.equals(stored.spread()) == Boolean.TRUE.equals(declared.spread())
+                && Objects.equals(stored.spread(), declared.spread())
                 && Objects.equals(stored.startAt(), declared.startAt())
                 && Objects.equals(stored.endAt(), declared.endAt())
                 && Objects.equals(stored.maxRuns(), declared.maxRuns())
@@ -359,7 +359,7 @@ public final class JobService implements AutoCloseable {
 
     /**
      * The schedule to store: the expression's fields (a fixed rate without a start gets "now", which must survive
-     * restarts) with the spec's window and jitter.
+     * restarts) with the spec's window, jitter and calendar.
      */
     private static ScheduleSpec normalized(TimeExpression expression, JobSpec spec) {
         return ScheduleSpec.of(expression).withWindowOf(spec.schedule());

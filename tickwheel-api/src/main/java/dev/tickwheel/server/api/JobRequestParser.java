@@ -246,7 +246,8 @@ final class JobRequestParser {
         if (attempts < 1 || attempts > MAX_ATTEMPTS) {
             throw ApiException.invalidField("retry.maxAttempts", attempts, "must be in 1.." + MAX_ATTEMPTS);
         }
-        RetryPolicy.Jitter jitter = jitter(body.jitter());
+        RetryPolicy.Jitter jitter = enumField("retry.jitter", body.jitter(), RetryPolicy.Jitter.class,
+                RetryPolicy.Jitter.NONE);
         if (body.delaysMs() != null) {
             if (body.backoffMs() != null || body.multiplier() != null || body.maxBackoffMs() != null) {
                 throw ApiException.badField("invalid_field", "retry.delaysMs",
@@ -282,18 +283,6 @@ final class JobRequestParser {
                     "must be in backoffMs.." + MAX_BACKOFF_MS + " (backoffMs is " + backoffMs + ")");
         }
         return RetryPolicy.exponential(attempts, backoffMs, multiplier, maxBackoffMs, jitter);
-    }
-
-    private static RetryPolicy.Jitter jitter(String raw) {
-        if (raw == null) {
-            return RetryPolicy.Jitter.NONE;
-        }
-        try {
-            return RetryPolicy.Jitter.valueOf(raw.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw ApiException.invalidField("retry.jitter", raw,
-                    "must be one of " + Arrays.toString(RetryPolicy.Jitter.values()));
-        }
     }
 
     /** Any JSON value is stored as its JSON text; absent or null means no params. */

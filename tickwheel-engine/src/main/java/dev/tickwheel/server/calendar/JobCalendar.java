@@ -4,6 +4,7 @@ import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
@@ -39,7 +40,7 @@ public record JobCalendar(String name, ZoneId zone, SortedSet<LocalDate> exclude
                     + " '-': '" + name + "'");
         }
         Objects.requireNonNull(zone, "zone");
-        excludedDates = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(excludedDates));
+        excludedDates = Collections.unmodifiableSortedSet(new TreeSet<>(excludedDates));
         if (excludedDates.size() > MAX_DATES) {
             throw new IllegalArgumentException("at most " + MAX_DATES + " excludedDates: " + excludedDates.size());
         }

@@ -1,5 +1,8 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.store.JobAdvance;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -99,8 +102,7 @@ final class InstanceSql {
             + " WHERE id = ? AND enabled = TRUE AND next_trigger_time_ms IS NOT DISTINCT FROM ? AND version = ?";
 
     /** Binds the parameters of {@link #ADVANCE_JOB} for {@code advance}. */
-    static void bindAdvance(java.sql.PreparedStatement ps, dev.tickwheel.server.store.JobAdvance advance)
-            throws java.sql.SQLException {
+    static void bindAdvance(PreparedStatement ps, JobAdvance advance) throws SQLException {
         JdbcValues.setInstant(ps, 1, advance.newNextTrigger());
         ps.setInt(2, advance.instances().size());
         ps.setLong(3, advance.jobId());
