@@ -38,14 +38,12 @@ final class CalendarRoutes {
         if (request.name() == null) {
             throw ApiException.missingField("name");
         }
-        ZoneId zone = zone(request.zone());
-        List<LocalDate> dates = dates(request.excludedDates());
-        List<DayOfWeek> weekdays = weekdays(request.excludedWeekdays());
+        Days days = days(request);
         CalendarService.Result result;
         try {
-            result = calendars.create(request.name(), zone, dates, weekdays);
+            result = calendars.create(request.name(), days.zone(), days.dates(), days.weekdays());
         } catch (IllegalArgumentException e) {
-            throw ApiException.badField("invalid_field", fieldOf(e.getMessage()), e.getMessage());
+            throw refused(e);
         }
         if (result.creation() == CalendarService.Creation.NAME_TAKEN) {
             throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists: replace it"
@@ -62,13 +60,12 @@ final class CalendarRoutes {
             throw ApiException.invalidField("name", request.name(), "must be the path's name '" + name + "' (a"
                     + " calendar is not renamed) or absent");
         }
-        ZoneId zone = zone(request.zone());
-        List<LocalDate> dates = dates(request.excludedDates());
-        List<DayOfWeek> weekdays = weekdays(request.excludedWeekdays());
+        Days days = days(request);
         try {
-            ctx.json(view(calendars.replace(name, zone, dates, weekdays).orElseThrow(() -> notFound(name))));
+            ctx.json(view(calendars.replace(name, days.zone(), days.dates(), days.weekdays())
+                    .orElseThrow(() -> notFound(name))));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badField("invalid_field", fieldOf(e.getMessage()), e.getMessage());
+            throw refused(e);
         }
     }
 
@@ -103,13 +100,18 @@ final class CalendarRoutes {
         return ApiException.notFound("calendar '" + name + "' does not exist");
     }
 
-    private static String fieldOf(String message) {
-        for (String field : List.of("excludedWeekdays", "excludedDates", "name")) {
-            if (message.contains(field)) {
-                return field;
-            }
-        }
-        return "name";
+    /** A request's zone, dates and weekdays, each checked on its own (400 naming its field). */
+    private record Days(ZoneId zone, List<LocalDate> dates, List<DayOfWeek> weekdays) {
+    }
+
+    private static Days days(CalendarRequest request) {
+        return new Days(zone(request.zone()), dates(request.excludedDates()), weekdays(request.excludedWeekdays()));
+    }
+
+    /** The 400 of a value {@link JobCalendar} refused: its message starts with the field's name. */
+    private static ApiException refused(IllegalArgumentException e) {
+        String message = e.getMessage();
+        return ApiException.badField("invalid_field", message.substring(0, message.indexOf(' ')), message);
     }
 
     private static ZoneId zone(String raw) {

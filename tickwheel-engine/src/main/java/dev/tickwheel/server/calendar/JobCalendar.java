@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * taken in the calendar's zone, whatever the job's cron zone, so a day of 23 or 25 hours (a daylight-saving change)
  * excludes exactly its own hours.
  *
- * <p>Immutable.
+ * <p>Immutable. A refused value's message starts with the name of its field.
  *
  * @param name             1..{@value #MAX_NAME_LENGTH} characters of letters, digits, '.', '_' and '-'
  * @param zone             the zone the dates are days of
@@ -42,7 +42,8 @@ public record JobCalendar(String name, ZoneId zone, SortedSet<LocalDate> exclude
         Objects.requireNonNull(zone, "zone");
         excludedDates = Collections.unmodifiableSortedSet(new TreeSet<>(excludedDates));
         if (excludedDates.size() > MAX_DATES) {
-            throw new IllegalArgumentException("at most " + MAX_DATES + " excludedDates: " + excludedDates.size());
+            throw new IllegalArgumentException("excludedDates must hold at most " + MAX_DATES + " dates: "
+                    + excludedDates.size());
         }
         excludedWeekdays = Set.copyOf(excludedWeekdays);
         if (excludedWeekdays.size() == DayOfWeek.values().length) {

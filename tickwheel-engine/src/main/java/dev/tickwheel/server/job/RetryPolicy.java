@@ -134,14 +134,6 @@ public record RetryPolicy(int maxAttempts, long backoffMs, double multiplier, lo
 
     /** A value in {@code [0, bound]} from a hash of the instance and the attempt. */
     private static long uniform(long instanceId, int attemptsMade, long bound) {
-        long hash = mix(instanceId * 0x9E3779B97F4A7C15L + attemptsMade);
-        return Long.remainderUnsigned(hash, bound + 1);
-    }
-
-    /** The finalizer of SplitMix64. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return StableHash.uniform(instanceId * 0x9E3779B97F4A7C15L + attemptsMade, bound);
     }
 }

@@ -103,7 +103,7 @@ public final class ScheduleWindow {
             return 0;
         }
         long seed = Boolean.TRUE.equals(schedule.spread()) ? jobId : jobId * 0x9E3779B97F4A7C15L + trigger.toEpochMilli();
-        return Long.remainderUnsigned(mix(seed ^ 0x5DEECE66DL), jitter + 1);
+        return StableHash.uniform(seed ^ 0x5DEECE66DL, jitter);
     }
 
     /** Whether {@code trigger} lies inside the window's start and end. */
@@ -115,12 +115,5 @@ public final class ScheduleWindow {
     /** How many more instances the schedule may create, after {@code runsSoFar}; {@code Long.MAX_VALUE} if unbounded. */
     public static long runsLeft(ScheduleSpec schedule, long runsSoFar) {
         return schedule.maxRuns() == null ? Long.MAX_VALUE : Math.max(0, schedule.maxRuns() - runsSoFar);
-    }
-
-    /** The finalizer of SplitMix64. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 }
