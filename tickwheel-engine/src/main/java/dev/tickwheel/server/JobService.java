@@ -11,6 +11,7 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.CalendarStore;
+import dev.tickwheel.server.store.PoolStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobNameCursor;
@@ -49,6 +50,7 @@ public final class JobService implements AutoCloseable {
 
     private final JobStore jobs;
     private final CalendarStore calendars;
+    private final PoolStore pools;
     private final InstanceStore instances;
     private final ShardOwner owner;
     private final TimeExpressionParser parser;
@@ -66,8 +68,9 @@ public final class JobService implements AutoCloseable {
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
                SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite,
-               CalendarStore calendars) {
+               CalendarStore calendars, PoolStore pools) {
         this.calendars = calendars;
+        this.pools = pools;
         this.afterWrite = afterWrite;
         this.jobs = jobs;
         this.instances = instances;
@@ -86,6 +89,7 @@ public final class JobService implements AutoCloseable {
     public Job create(JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
         requireCalendar(spec);
+        requirePool(spec);
         Instant now = clock.instant();
         TimeExpression expression = parser.parse(spec.schedule());
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
@@ -111,6 +115,7 @@ public final class JobService implements AutoCloseable {
     public Declared declare(JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
         requireCalendar(spec);
+        requirePool(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         List<Job> named = jobs.findByName(spec.name());
         if (named.isEmpty()) {
@@ -174,6 +179,7 @@ public final class JobService implements AutoCloseable {
     public Optional<Job> update(long jobId, JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
         requireCalendar(spec);
+        requirePool(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         for (int attempt = 0; attempt < 3; attempt++) {
             Optional<Job> current = jobs.get(jobId);
@@ -194,8 +200,9 @@ public final class JobService implements AutoCloseable {
                             spec.schedule(), current.get().scheduledRuns()));
             Optional<Job> updated = jobs.update(changed);
             if (updated.isPresent()) {
-                // The store moved the job's waiting instances to its shard if it now needs one owner.
-                boolean gathered = current.get().spreadsInstances() && !updated.get().spreadsInstances();
+                // The store moved the job's waiting instances to one shard if it now needs one owner there.
+                boolean gathered = updated.get().gathersInstancesOf(current.get().spreadsInstances(),
+                        current.get().delivery().pool());
                 Job stored = updated.get();
                 afterWrite.then(() -> owner.jobChanged(stored, gathered));
                 return jobs.get(jobId);
@@ -295,7 +302,7 @@ public final class JobService implements AutoCloseable {
      */
     public RunWrite run(long jobId, RunSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        NewInstance run = new NewInstance(ids.nextId(), jobId, spec.dueAt(clock.instant()), spec.params(), spec.key());
+        NewInstance run = spec.instance(ids.nextId(), jobId, clock.instant());
         RunWrite written = afterWrite.joined() ? instances.insertRuns(List.of(run)).get(0)
                 : Committed.await(runCommits.submit(run), "run of job " + jobId, storeTimeout);
         if (written.outcome() == RunWrite.Outcome.NO_JOB) {
@@ -323,7 +330,7 @@ public final class JobService implements AutoCloseable {
         Instant now = clock.instant();
         List<NewInstance> runs = new ArrayList<>(specs.size());
         for (RunSpec spec : specs) {
-            runs.add(new NewInstance(ids.nextId(), jobId, spec.dueAt(now), spec.params(), spec.key()));
+            runs.add(spec.instance(ids.nextId(), jobId, now));
         }
         List<RunWrite> written = instances.insertRuns(runs);
         if (written.get(0).outcome() == RunWrite.Outcome.NO_JOB) {
@@ -350,6 +357,13 @@ public final class JobService implements AutoCloseable {
     }
 
     /** @throws IllegalArgumentException if the spec names a calendar that does not exist */
+    private void requirePool(JobSpec spec) {
+        String name = spec.delivery().pool();
+        if (name != null && pools.get(name).isEmpty()) {
+            throw new IllegalArgumentException("pool '" + name + "' does not exist; create it first");
+        }
+    }
+
     private void requireCalendar(JobSpec spec) {
         String name = spec.schedule().calendar();
         if (name != null && calendars.get(name).isEmpty()) {

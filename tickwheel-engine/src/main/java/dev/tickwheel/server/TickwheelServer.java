@@ -9,12 +9,14 @@ import dev.tickwheel.server.cluster.ClusterBus;
 import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.cluster.PgClusterBus;
 import dev.tickwheel.server.cluster.ShardListener;
+import dev.tickwheel.server.dispatch.CallSlots;
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.AsyncJobHandler;
 import dev.tickwheel.server.dispatch.InProcessHandlers;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
 import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.dispatch.JobHandler;
+import dev.tickwheel.server.dispatch.PoolCatalog;
 import dev.tickwheel.server.dispatch.TargetRouter;
 import dev.tickwheel.server.dispatch.alert.AlertListener;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
@@ -132,6 +134,7 @@ public final class TickwheelServer implements AutoCloseable {
     private ShardOwner owner;
     private TimeExpressionParser parser;
     private JobCatalog catalog;
+    private PoolCatalog poolCatalog;
     private MisfireResolver misfires;
     private InProcessHandlers handlers;
     private WebhookInvoker webhooks;
@@ -268,8 +271,9 @@ public final class TickwheelServer implements AutoCloseable {
                     config.alertListener());
             DispatchListener listener = DispatchListener.both(config.listener(), alerter);
             FixedDelayFollowUp followUp = new FixedDelayFollowUp(instances, ids, cluster.shardCount());
-            dispatcher = new InstanceDispatcher(instances, catalog, leases, targets, wheel, config.clock(),
-                    listener, followUp, config.maxCallsInFlight(), config.callTimeout());
+            poolCatalog = new PoolCatalog(stores.pools());
+            dispatcher = new InstanceDispatcher(instances, catalog, poolCatalog, leases, targets, wheel,
+                    config.clock(), listener, followUp, config.maxCallsInFlight(), config.callTimeout());
             followUp.bind(dispatcher);
             misfires = new MisfireResolver(config.fireAllLimit());
             if (!cluster.singleProcess()) {
@@ -298,7 +302,7 @@ public final class TickwheelServer implements AutoCloseable {
             // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
             AfterWrite afterWrite = new AfterWrite(stores.callerTransactions(), stores.dataSource());
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
-                    config.clock(), config.storeTimeout(), afterWrite, stores.calendars());
+                    config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
             calendarService = new CalendarService(stores.calendars(), config.clock());
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
                     config.storeTimeout(), afterWrite);
@@ -515,6 +519,20 @@ public final class TickwheelServer implements AutoCloseable {
     public int callsInFlight() {
         requireStarted();
         return dispatcher.callsInFlight();
+    }
+
+    /**
+     * Tells {@code listener} each pool this member dispatches for, once (see {@link InstanceDispatcher#onPoolSeen}).
+     */
+    public void onPoolSeen(Consumer<String> listener) {
+        requireStarted();
+        dispatcher.onPoolSeen(listener);
+    }
+
+    /** A pool's calls in flight and instances waiting for it, on this member. */
+    public CallSlots.PoolUsage poolUsage(String pool) {
+        requireStarted();
+        return dispatcher.poolUsage(pool);
     }
 
     /** Fired instances waiting for a call slot. */

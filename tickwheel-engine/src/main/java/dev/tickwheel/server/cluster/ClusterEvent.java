@@ -8,15 +8,20 @@ package dev.tickwheel.server.cluster;
  */
 public sealed interface ClusterEvent {
 
-    /** An instance of {@code shard} was stored; the shard's owner should arm it for {@code triggerAtMs}. */
-    record Arm(long instanceId, long jobId, int shard, long triggerAtMs) implements ClusterEvent {
+    /**
+     * An instance of {@code shard} was stored; the shard's owner should arm it for {@code triggerAtMs}, with its own
+     * {@code priority} (null: its job's).
+     */
+    record Arm(long instanceId, long jobId, int shard, long triggerAtMs, Integer priority) implements ClusterEvent {
     }
 
     /**
      * A waiting instance was moved to another due time in the store; its owner should replace its timer with one for
-     * {@code triggerAtMs} (a timer left for the old time can no longer claim it).
+     * {@code triggerAtMs} (a timer left for the old time can no longer claim it), with its own {@code priority} (null:
+     * its job's).
      */
-    record Rescheduled(long instanceId, long jobId, int shard, long triggerAtMs) implements ClusterEvent {
+    record Rescheduled(long instanceId, long jobId, int shard, long triggerAtMs, Integer priority)
+            implements ClusterEvent {
     }
 
     /** An instance was cancelled in the store; its owner should drop its timer. */

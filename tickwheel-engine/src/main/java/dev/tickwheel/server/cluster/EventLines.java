@@ -42,18 +42,28 @@ final class EventLines {
     static String encode(long session, ClusterEvent event) {
         if (event instanceof ClusterEvent.Arm arm) {
             return session + " arm " + arm.instanceId() + " " + arm.jobId() + " " + arm.shard() + " "
-                    + arm.triggerAtMs();
+                    + arm.triggerAtMs() + priorityField(arm.priority());
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             return session + " cancelled " + cancelled.instanceId() + " " + cancelled.jobId();
         } else if (event instanceof ClusterEvent.Rescheduled moved) {
             return session + " moved " + moved.instanceId() + " " + moved.jobId() + " " + moved.shard() + " "
-                    + moved.triggerAtMs();
+                    + moved.triggerAtMs() + priorityField(moved.priority());
         } else if (event instanceof ClusterEvent.JobChanged changed) {
             return session + " job " + changed.jobId();
         } else if (event instanceof ClusterEvent.Gathered gathered) {
             return session + " gathered " + gathered.jobId();
         }
         throw new IllegalArgumentException("not sent on the bus: " + event);
+    }
+
+    /** An instance's own priority as a last field; none for its job's (the line a member before priorities sent). */
+    private static String priorityField(Integer priority) {
+        return priority == null ? "" : " " + priority;
+    }
+
+    /** The priority field of a line of {@code fields}, whose priority, if any, is its 7th field. */
+    private static Integer priority(String[] fields) {
+        return fields.length == 7 ? Integer.valueOf(fields[6]) : null;
     }
 
     /**
@@ -64,7 +74,7 @@ final class EventLines {
         List<String> payloads = new ArrayList<>();
         StringBuilder payload = new StringBuilder(MAX_PAYLOAD_BYTES);
         for (ClusterEvent event : events) {
-            String line = encode(session, event); // at most 99 characters: four longs, an int and a type
+            String line = encode(session, event); // at most 101 characters: four longs, two ints, a type
             if (payload.length() > 0 && payload.length() + 1 + line.length() > MAX_PAYLOAD_BYTES) {
                 payloads.add(payload.toString());
                 payload.setLength(0);
@@ -89,10 +99,12 @@ final class EventLines {
             }
             long session = Long.parseLong(fields[0]);
             ClusterEvent event = switch (fields[1]) {
-                case "arm" -> fields.length == 6 ? new ClusterEvent.Arm(Long.parseLong(fields[2]),
-                        Long.parseLong(fields[3]), Integer.parseInt(fields[4]), Long.parseLong(fields[5])) : null;
-                case "moved" -> fields.length == 6 ? new ClusterEvent.Rescheduled(Long.parseLong(fields[2]),
-                        Long.parseLong(fields[3]), Integer.parseInt(fields[4]), Long.parseLong(fields[5])) : null;
+                case "arm" -> fields.length == 6 || fields.length == 7 ? new ClusterEvent.Arm(
+                        Long.parseLong(fields[2]), Long.parseLong(fields[3]), Integer.parseInt(fields[4]),
+                        Long.parseLong(fields[5]), priority(fields)) : null;
+                case "moved" -> fields.length == 6 || fields.length == 7 ? new ClusterEvent.Rescheduled(
+                        Long.parseLong(fields[2]), Long.parseLong(fields[3]), Integer.parseInt(fields[4]),
+                        Long.parseLong(fields[5]), priority(fields)) : null;
                 case "cancelled" -> fields.length == 4
                         ? new ClusterEvent.Cancelled(Long.parseLong(fields[2]), Long.parseLong(fields[3])) : null;
                 case "job" -> fields.length == 3 ? new ClusterEvent.JobChanged(Long.parseLong(fields[2])) : null;

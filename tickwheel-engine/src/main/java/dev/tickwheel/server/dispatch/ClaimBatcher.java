@@ -45,7 +45,7 @@ final class ClaimBatcher implements AutoCloseable {
      * An instance that holds its call slots, with its job as read when its timer fired and the due time that timer was
      * armed for (epoch ms), which the claim names (see {@link InstanceStore#claimArmed}).
      */
-    record Admitted(CallSlots.Ticket ticket, Job job, int shard, long armedForMs, Instant firedAt) {
+    record Admitted(CallSlots.Ticket ticket, Job job, int shard, long armedForMs, Integer priority, Instant firedAt) {
         long instanceId() {
             return ticket.instanceId();
         }

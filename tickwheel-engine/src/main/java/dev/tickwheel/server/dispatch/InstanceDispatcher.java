@@ -5,6 +5,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.pool.InstancePool;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import java.time.Clock;
@@ -20,7 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import dev.tickwheel.concurrent.Batcher;
@@ -72,6 +75,11 @@ public final class InstanceDispatcher implements AutoCloseable {
     public static final int DEFAULT_MAX_CALLS_PER_HOST = 500;
     /** The whole-call deadline of a job that sets none. */
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long a fired instance waits for a slot to rank as one priority step higher ({@link CallSlots}): a priority-0
+     * instance waits at most 9 s longer than a priority-9 one that fired at the same time.
+     */
+    public static final Duration PRIORITY_AGING = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(InstanceDispatcher.class);
     private static final int MAX_ERROR_LENGTH = 2000;
@@ -79,6 +87,7 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     private final InstanceStore instances;
     private final JobCatalog jobs;
+    private final PoolCatalog pools;
     private final ShardOwnership ownership;
     private final TargetRouter targets;
     private final InstanceTimeWheelService wheel;
@@ -97,6 +106,8 @@ public final class InstanceDispatcher implements AutoCloseable {
      * queue, bounded in effect by the server's call slots.
      */
     private final ThreadPoolExecutor callStarters;
+    /** Wakes pools whose rate holds back their waiting instances ({@code tickwheel-pool-rate-1}). */
+    private final ScheduledThreadPoolExecutor poolWakeups;
     /**
      * Instances between their timer firing and the end of their claim (reading the job, waiting for a slot, in a
      * claim batch): not on the wheel, yet still this member's business. A sweep arms a waiting instance only if it is
@@ -112,6 +123,9 @@ public final class InstanceDispatcher implements AutoCloseable {
      * what is due within the horizon, not the backlog. {@link Long#MIN_VALUE} for a shard not (or no longer) held.
      */
     private final AtomicLongArray armedUntil;
+    /** The pools this member has dispatched for; each is told to {@link #poolListener} once. */
+    private final Set<String> poolsSeen = ConcurrentHashMap.newKeySet();
+    private volatile Consumer<String> poolListener = pool -> { };
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
     @FunctionalInterface
@@ -123,11 +137,13 @@ public final class InstanceDispatcher implements AutoCloseable {
      * @param maxCallsInFlight calls in flight on this server, at most (the per-host limit is the router's)
      * @param defaultTimeout   the whole-call deadline of jobs that set none
      */
-    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, ShardOwnership ownership, TargetRouter targets,
-                              InstanceTimeWheelService wheel, Clock clock, DispatchListener listener,
-                              CompletionListener completions, int maxCallsInFlight, Duration defaultTimeout) {
+    public InstanceDispatcher(InstanceStore instances, JobCatalog jobs, PoolCatalog pools, ShardOwnership ownership,
+                              TargetRouter targets, InstanceTimeWheelService wheel, Clock clock,
+                              DispatchListener listener, CompletionListener completions, int maxCallsInFlight,
+                              Duration defaultTimeout) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
+        this.pools = Objects.requireNonNull(pools, "pools");
         this.ownership = Objects.requireNonNull(ownership, "ownership");
         this.claimedPerShard = new AtomicIntegerArray(ownership.shardCount());
         this.armedUntil = new AtomicLongArray(ownership.shardCount());
@@ -140,7 +156,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.completions = Objects.requireNonNull(completions, "completions");
         this.defaultTimeout = Objects.requireNonNull(defaultTimeout, "defaultTimeout");
-        this.slots = new CallSlots(maxCallsInFlight);
+        this.poolWakeups = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("pool-rate", true));
+        this.poolWakeups.setRemoveOnCancelPolicy(true);
+        this.slots = new CallSlots(maxCallsInFlight, PRIORITY_AGING.toNanos(), System::nanoTime,
+                (delayNanos, task) -> poolWakeups.schedule(task, delayNanos, TimeUnit.NANOSECONDS));
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
                 completions, this::settleFailure, this::settled);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
@@ -158,13 +177,14 @@ public final class InstanceDispatcher implements AutoCloseable {
      * that is already on the wheel, or has fired and waits for its claim, does nothing: the store row is the truth,
      * the wheel entry only a reminder.
      *
+     * @param priority the instance's own priority (an on-demand run's), or null for its job's
      * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
-    public void arm(long instanceId, long jobId, int shard, Instant triggerTime) {
+    public void arm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         if (inHand.contains(instanceId)) {
             return; // fired and on its way to its claim: another timer would only admit it twice
         }
-        schedule(instanceId, jobId, shard, triggerTime);
+        schedule(instanceId, jobId, shard, triggerTime, priority);
     }
 
 
@@ -174,13 +194,13 @@ public final class InstanceDispatcher implements AutoCloseable {
      * claim is refused by the store (it was armed for the old, earlier time; see {@link InstanceStore#claimArmed}), so
      * the new timer is armed even then.
      */
-    public void rearm(long instanceId, long jobId, int shard, Instant triggerTime) {
+    public void rearm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         wheel.cancel(instanceId);
-        schedule(instanceId, jobId, shard, triggerTime);
+        schedule(instanceId, jobId, shard, triggerTime, priority);
     }
 
     /** True if the instance is on the wheel now (armed here or before); false if beyond the horizon. */
-    private boolean schedule(long instanceId, long jobId, int shard, Instant triggerTime) {
+    private boolean schedule(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
         long armedForMs = triggerTime.toEpochMilli();
         if (armedForMs > armedUntil.get(shard)) {
@@ -190,7 +210,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
         try {
-            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs));
+            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs, priority));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
@@ -226,11 +246,11 @@ public final class InstanceDispatcher implements AutoCloseable {
      *
      * @return true if it was armed now (false if known, or beyond the horizon)
      */
-    public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime) {
+    public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         if (isKnown(instanceId)) {
             return false;
         }
-        return schedule(instanceId, jobId, shard, triggerTime);
+        return schedule(instanceId, jobId, shard, triggerTime, priority);
     }
 
     /** True if the instance is on the wheel or fired and not yet through its claim. */
@@ -257,6 +277,20 @@ public final class InstanceDispatcher implements AutoCloseable {
         return slots.inFlight();
     }
 
+    /**
+     * Tells {@code listener} the name of each pool this member dispatches for, once: those seen so far now, each new
+     * one when its first instance fires here (for per-pool meters).
+     */
+    public void onPoolSeen(Consumer<String> listener) {
+        poolListener = Objects.requireNonNull(listener, "listener");
+        poolsSeen.forEach(listener);
+    }
+
+    /** A pool's calls in flight (with those about to start) and its instances waiting, on this member. */
+    public CallSlots.PoolUsage poolUsage(String pool) {
+        return slots.poolUsage(pool);
+    }
+
     /** Fired instances waiting for a call slot (they are still WAITING in the store). */
     public int waitingForSlot() {
         return slots.waiting();
@@ -267,7 +301,7 @@ public final class InstanceDispatcher implements AutoCloseable {
      * instance joins the next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query,
      * not one each.
      */
-    private void fired(long instanceId, long jobId, int shard, long armedForMs) {
+    private void fired(long instanceId, long jobId, int shard, long armedForMs, Integer priority) {
         if (!ownership.holds(shard)) {
             listener.fenced("fire");
             log.debug("instance {} fired for a shard this member does not hold; its owner arms it", instanceId);
@@ -275,24 +309,33 @@ public final class InstanceDispatcher implements AutoCloseable {
         }
         inHand.add(instanceId);
         Instant firedAt = clock.instant();
+        Fired fired = new Fired(instanceId, jobId, shard, armedForMs, priority, firedAt);
         Optional<Job> cached = jobs.getIfCached(jobId);
-        if (cached == null) {
-            jobReads.add(new Fired(instanceId, jobId, shard, armedForMs, firedAt));
+        Optional<InstancePool> pool = cached == null ? null : cachedPoolOf(cached);
+        if (pool == null) {
+            jobReads.add(fired);
         } else {
-            admit(instanceId, jobId, shard, armedForMs, cached, firedAt);
+            admit(fired, cached, pool);
         }
     }
 
-    /** A fired instance whose job is still to be read. */
-    private record Fired(long instanceId, long jobId, int shard, long armedForMs, Instant firedAt) {
+    /** The pool of a job if the catalog holds it (empty for a job without one); null if it would have to be read. */
+    private Optional<InstancePool> cachedPoolOf(Optional<Job> job) {
+        String name = job.map(j -> j.delivery().pool()).orElse(null);
+        return name == null ? Optional.empty() : pools.getIfCached(name);
     }
 
-    /** Runs on the job-read thread: reads the jobs of a batch of fired instances with one query. */
+    /** A fired instance on its way to its slots; {@code priority} is its own, or null for its job's. */
+    private record Fired(long instanceId, long jobId, int shard, long armedForMs, Integer priority, Instant firedAt) {
+    }
+
+    /** Runs on the job-read thread: reads the jobs (and their pools) of a batch of fired instances with one query. */
     private void resolve(List<Fired> batch) {
         Map<Long, Optional<Job>> found = jobs.getAll(batch.stream().map(Fired::jobId).distinct().toList());
         for (Fired fired : batch) {
-            admit(fired.instanceId(), fired.jobId(), fired.shard(), fired.armedForMs(),
-                    found.getOrDefault(fired.jobId(), Optional.empty()), fired.firedAt());
+            Optional<Job> job = found.getOrDefault(fired.jobId(), Optional.empty());
+            Optional<InstancePool> pool = job.map(j -> j.delivery().pool()).flatMap(pools::get);
+            admit(fired, job, pool);
         }
     }
 
@@ -303,38 +346,56 @@ public final class InstanceDispatcher implements AutoCloseable {
         Instant retryAt = clock.instant().plus(CLAIM_RETRY_DELAY);
         batch.forEach(fired -> {
             inHand.remove(fired.instanceId()); // first: arm skips what is in hand
-            arm(fired.instanceId(), fired.jobId(), fired.shard(), retryAt);
+            arm(fired.instanceId(), fired.jobId(), fired.shard(), retryAt, fired.priority());
         });
     }
 
-    /** Asks for the instance's slots, and hands it to the claim batcher if it got them. */
-    private void admit(long instanceId, long jobId, int shard, long armedForMs, Optional<Job> maybeJob,
-                       Instant firedAt) {
+    /**
+     * Asks for the instance's slots, and hands it to the claim batcher if it got them. {@code pool} is the job's pool
+     * as the catalog knows it: empty for a job without one (or one whose pool is gone, which then limits nothing).
+     */
+    private void admit(Fired fired, Optional<Job> maybeJob, Optional<InstancePool> pool) {
+        long instanceId = fired.instanceId();
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
-            failOrphan(instanceId, jobId);
+            failOrphan(instanceId, fired.jobId());
             inHand.remove(instanceId);
             return;
         }
         Job job = maybeJob.get();
         DeliveryPolicy delivery = job.delivery();
         String target = targets.targetOf(job);
-        CallSlots.Ticket ticket = new CallSlots.Ticket(instanceId, jobId, delivery.maxConcurrent(),
-                delivery.overLimit() == DeliveryPolicy.OverLimit.SKIP, target, targets.limitOf(target),
-                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, shard, armedForMs, firedAt)));
+        if (delivery.pool() != null && pool.isEmpty()) {
+            log.warn("job {} names pool '{}', which does not exist; its instance {} is dispatched without it",
+                    job.id(), delivery.pool(), instanceId);
+        }
+        CallSlots.PoolLimits limits = pool.map(p -> new CallSlots.PoolLimits(p.name(), p.maxConcurrent(),
+                p.rate() == null ? 0 : p.rate().intervalNanos())).orElse(null);
+        if (limits != null && poolsSeen.add(limits.name())) {
+            poolListener.accept(limits.name());
+        }
+        int priority = fired.priority() != null ? fired.priority() : delivery.priority();
+        CallSlots.Ticket ticket = new CallSlots.Ticket(instanceId, job.id(), priority, delivery.maxConcurrent(),
+                delivery.overLimit() == DeliveryPolicy.OverLimit.SKIP, limits, target, targets.limitOf(target),
+                admitted -> claims.submit(new ClaimBatcher.Admitted(admitted, job, fired.shard(), fired.armedForMs(),
+                        fired.priority(), fired.firedAt())));
         switch (slots.acquire(ticket)) {
-            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, shard, armedForMs, firedAt));
+            case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, fired.shard(), fired.armedForMs(),
+                    fired.priority(), fired.firedAt()));
             case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
             case SKIPPED -> {
-                skip(instanceId, job, shard);
+                skip(instanceId, job, fired.shard(), fired.priority());
                 inHand.remove(instanceId);
             }
         }
     }
 
-    private void skip(long instanceId, Job job, int shard) {
-        String reason = "skipped: job '" + job.name() + "' already had " + job.delivery().maxConcurrent()
-                + " instance(s) in flight (maxConcurrent " + job.delivery().maxConcurrent() + ", overLimit SKIP)";
+    private void skip(long instanceId, Job job, int shard, Integer priority) {
+        DeliveryPolicy delivery = job.delivery();
+        String reason = "skipped: job '" + job.name() + "'"
+                + (delivery.limitsConcurrency() ? " (maxConcurrent " + delivery.maxConcurrent() + ")" : "")
+                + (delivery.pool() != null ? " or its pool '" + delivery.pool() + "'" : "")
+                + " was at its limit (overLimit SKIP)";
         try {
             if (instances.skip(instanceId, reason)) {
                 listener.skipped();
@@ -343,7 +404,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("skipping instance {} failed; re-arming it in {}: {}", instanceId, CLAIM_RETRY_DELAY,
                     e.toString());
-            arm(instanceId, job.id(), shard, clock.instant().plus(CLAIM_RETRY_DELAY));
+            arm(instanceId, job.id(), shard, clock.instant().plus(CLAIM_RETRY_DELAY), priority);
         }
     }
 
@@ -420,7 +481,7 @@ public final class InstanceDispatcher implements AutoCloseable {
             slots.release(a.ticket());
             inHand.remove(a.instanceId()); // first: arm skips what is in hand
             if (rearm) {
-                arm(a.instanceId(), a.job().id(), a.shard(), retryAt);
+                arm(a.instanceId(), a.job().id(), a.shard(), retryAt, a.priority());
             } else if (!ownership.holds(a.shard())) {
                 listener.fenced("claim");
             } else {
@@ -441,7 +502,7 @@ public final class InstanceDispatcher implements AutoCloseable {
                 listener.retried(job.target().type());
                 log.warn("instance {} of job {} failed (attempt {} of {}), retrying at {}: {}", instance.id(),
                         job.id(), instance.attempt(), job.retryPolicy().maxAttempts(), next, error);
-                arm(instance.id(), job.id(), instance.shard(), next);
+                arm(instance.id(), job.id(), instance.shard(), next, instance.priority());
             }
             return;
         }
@@ -466,6 +527,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         jobReads.close(wait.toMillis(), TimeUnit.MILLISECONDS); // what it still holds stays WAITING
         slots.drainWaiting(); // they are WAITING in the store; the next start arms them again
         claims.close();
+        poolWakeups.shutdownNow(); // a pool's waiters were drained above: nothing is left to wake
         callStarters.shutdown(); // claimed instances already handed over still get their calls started
         long deadline = System.nanoTime() + wait.toNanos();
         while (slots.inFlight() > 0 && System.nanoTime() < deadline) {

@@ -34,6 +34,7 @@ import java.util.Objects;
  * @param claimEpoch           the epoch of the shard lease that claim was made under, or 0 if never claimed
  * @param key                  the caller's key of an on-demand run (unique per job while the instance is kept), or
  *                             null
+ * @param priority             its own priority (an on-demand run's, 0..9), or null for its job's
  */
 public record Instance(
         long id,
@@ -51,7 +52,8 @@ public record Instance(
         int shard,
         int claimNode,
         long claimEpoch,
-        String key) {
+        String key,
+        Integer priority) {
 
     public Instance {
         Objects.requireNonNull(status, "status");

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.instance;
 
+import dev.tickwheel.server.job.DeliveryPolicy;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -15,23 +16,30 @@ import java.util.Objects;
  * @param key                 the caller's key of an on-demand run (see {@link RunKeys}), or null
  * @param scheduledTriggerTime the schedule slot a loader's instance fills when it is not its due time (a jittered
  *                             schedule's trigger time), or null: the slot is the due time
+ * @param priority            its own priority (an on-demand run's, 0..9), or null for its job's
  */
 public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
-                          Instant scheduledTriggerTime) {
+                          Instant scheduledTriggerTime, Integer priority) {
 
     /** An instance without a caller's key. */
     public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
-        this(id, jobId, expectedTriggerTime, params, null, null);
+        this(id, jobId, expectedTriggerTime, params, null, null, null);
     }
 
-    /** An instance whose slot, if it fills one, is its due time. */
+    /** An instance whose slot, if it fills one, is its due time, of its job's priority. */
     public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key) {
-        this(id, jobId, expectedTriggerTime, params, key, null);
+        this(id, jobId, expectedTriggerTime, params, key, null, null);
+    }
+
+    /** An instance of its job's priority. */
+    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
+                       Instant scheduledTriggerTime) {
+        this(id, jobId, expectedTriggerTime, params, key, scheduledTriggerTime, null);
     }
 
     /** A loader's instance of trigger time {@code slot}, due at {@code due} (not before the slot). */
     public static NewInstance scheduled(long id, long jobId, Instant slot, Instant due) {
-        return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot);
+        return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot, null);
     }
 
     /** The schedule slot this instance fills if it is a loader's: its trigger time. */
@@ -53,6 +61,9 @@ public record NewInstance(long id, long jobId, Instant expectedTriggerTime, Stri
         }
         if (key != null) {
             RunKeys.check(key);
+        }
+        if (priority != null) {
+            DeliveryPolicy.checkPriority("priority", priority);
         }
         if (scheduledTriggerTime != null && expectedTriggerTime.isBefore(scheduledTriggerTime)) {
             throw new IllegalArgumentException("an instance is never due before its slot: " + expectedTriggerTime

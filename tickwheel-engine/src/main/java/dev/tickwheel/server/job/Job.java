@@ -79,15 +79,25 @@ public record Job(
      * True if this job's instances are spread over the shards (each instance's shard from its own id), so that every
      * member dispatches a share of them; false if they need one owner and stay on the job's shard: a job with a
      * {@code maxConcurrent} limit (one member holds its slots, which keeps the limit exact) and a fixed-delay job (one
-     * instance at a time, each created when the last one ends, by the member that settled it).
+     * instance at a time, each created when the last one ends, by the member that settled it), or on the shard of its
+     * pool when it names one (one member holds the pool's slots and rate).
      */
     public boolean spreadsInstances() {
-        return spreadsInstances(delivery.maxConcurrent(), schedule.type());
+        return spreadsInstances(delivery.maxConcurrent(), schedule.type(), delivery.pool());
     }
 
-    /** {@link #spreadsInstances()} from the two settings that decide it, for a store that reads them as columns. */
-    public static boolean spreadsInstances(int maxConcurrent, ScheduleType scheduleType) {
-        return maxConcurrent == 0 && scheduleType != ScheduleType.FIXED_DELAY;
+    /** {@link #spreadsInstances()} from the settings that decide it, for a store that reads them as columns. */
+    public static boolean spreadsInstances(int maxConcurrent, ScheduleType scheduleType, String pool) {
+        return maxConcurrent == 0 && scheduleType != ScheduleType.FIXED_DELAY && pool == null;
+    }
+
+
+    /**
+     * True if an update from {@code before} to this job moves its waiting instances to one shard: it keeps them on one
+     * owner now, and spread them before or kept them on another (its pool changed).
+     */
+    public boolean gathersInstancesOf(boolean spreadBefore, String poolBefore) {
+        return !spreadsInstances() && (spreadBefore || !Objects.equals(poolBefore, delivery.pool()));
     }
 
     /** A copy with another schedule and next trigger time; the version stays, for an optimistic update. */

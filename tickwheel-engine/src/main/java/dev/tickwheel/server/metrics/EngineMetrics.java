@@ -29,6 +29,9 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code tickwheel_dispatch_queue_depth}</td><td>fired instances waiting for a dispatch thread</td></tr>
  *   <tr><td>{@code tickwheel_calls_in_flight}, {@code tickwheel_calls_waiting}</td><td>calls admitted and not yet
  *       recorded; fired instances waiting for a call slot</td></tr>
+ *   <tr><td>{@code tickwheel_pool_calls_in_flight{pool}}, {@code tickwheel_pool_waiting{pool}}</td><td>a pool's
+ *       calls in flight and instances waiting for its concurrency or rate, on the member that dispatches it;
+ *       registered when its first instance fires there</td></tr>
  *   <tr><td>{@code tickwheel_loader_runs_total}, {@code tickwheel_loader_failures_total}</td><td>loader passes</td></tr>
  *   <tr><td>{@code tickwheel_loader_duration_seconds_count|sum}</td><td>loader passes and the time they took</td></tr>
  *   <tr><td>{@code tickwheel_cluster_shards_held}, {@code tickwheel_cluster_shards_draining}</td><td>shards this
@@ -75,6 +78,14 @@ public final class EngineMetrics {
         FunctionTimer.builder("tickwheel.loader.duration", engine, e -> e.loaderStats().runs(),
                         e -> e.loaderTotalTime().toNanos(), TimeUnit.NANOSECONDS)
                 .description("time spent in loader passes").register(registry);
+        engine.onPoolSeen(pool -> {
+            Gauge.builder("tickwheel.pool.calls.in.flight", engine, e -> e.poolUsage(pool).used()).tag("pool", pool)
+                    .description("calls in flight of the pool's jobs on this member (all of them: one member"
+                            + " dispatches a pool)").register(registry);
+            Gauge.builder("tickwheel.pool.waiting", engine, e -> e.poolUsage(pool).waiting()).tag("pool", pool)
+                    .description("fired instances waiting for the pool's concurrency or rate; still WAITING")
+                    .register(registry);
+        });
         bindCluster(registry, engine.leases());
         RetentionMetrics.bind(registry, engine, TickwheelServer::retentionStats);
     }

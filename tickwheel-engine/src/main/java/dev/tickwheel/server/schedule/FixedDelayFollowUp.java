@@ -50,7 +50,8 @@ public final class FixedDelayFollowUp implements InstanceDispatcher.CompletionLi
         Instant next = completedAt.plusMillis(job.schedule().delayMs());
         NewInstance created = new NewInstance(ids.nextId(), job.id(), next, null);
         if (instances.createFollowUp(created)) {
-            dispatcher.arm(created.id(), job.id(), Shards.of(job.id(), shardCount), next);
+            dispatcher.arm(created.id(), job.id(),
+                    Shards.ofInstance(created.id(), job.id(), false, job.delivery().pool(), shardCount), next, null);
         }
     }
 }

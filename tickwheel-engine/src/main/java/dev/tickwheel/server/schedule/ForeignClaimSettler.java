@@ -103,7 +103,7 @@ public final class ForeignClaimSettler {
                 } else if (instances.releaseForeign(instance.id(), instance.claimEpoch())) {
                     released++;
                     dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
-                            instance.expectedTriggerTime());
+                            instance.expectedTriggerTime(), instance.priority());
                 }
             }
             if (page.size() < PAGE) {

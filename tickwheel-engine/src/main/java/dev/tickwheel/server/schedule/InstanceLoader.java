@@ -199,7 +199,7 @@ public final class InstanceLoader {
             toCreate.add(NewInstance.scheduled(ids.nextId(), job.id(), trigger, due));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
-                toCreate, job.spreadsInstances()), job, plan.droppedMissed(), plan.skippedByCalendar());
+                toCreate, job.spreadsInstances(), job.delivery().pool()), job, plan.droppedMissed(), plan.skippedByCalendar());
     }
 
     private int created(Planned planned, AdvanceResult result, Set<Integer> recovering) {
@@ -219,7 +219,7 @@ public final class InstanceLoader {
         for (NewInstance instance : result.created()) {
             int shard = planned.advance().shardOf(instance, ownership.shardCount());
             if (!recovering.contains(shard)) {
-                arming.arm(instance.id(), jobId, shard, instance.expectedTriggerTime());
+                arming.arm(instance.id(), jobId, shard, instance.expectedTriggerTime(), instance.priority());
             }
         }
         return result.created().size();

@@ -28,22 +28,27 @@ public final class OwnerArming {
         this.bus = Objects.requireNonNull(bus, "bus");
     }
 
-    /** Arms a new instance of {@code shard} for {@code triggerTime}, here or on its owner. */
-    public void arm(long instanceId, long jobId, int shard, Instant triggerTime) {
+    /**
+     * Arms a new instance of {@code shard} for {@code triggerTime}, here or on its owner.
+     *
+     * @param priority the instance's own priority, or null for its job's
+     */
+    public void arm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         if (ownership.holds(shard)) {
-            dispatcher.arm(instanceId, jobId, shard, triggerTime);
+            dispatcher.arm(instanceId, jobId, shard, triggerTime, priority);
         } else {
-            bus.publish(new ClusterEvent.Arm(instanceId, jobId, shard, triggerTime.toEpochMilli()));
+            bus.publish(new ClusterEvent.Arm(instanceId, jobId, shard, triggerTime.toEpochMilli(), priority));
         }
     }
 
     /** Replaces the timer of an instance the store has just moved to another due time, here or on its owner. */
     public void rearm(Instance instance) {
         if (ownership.holds(instance.shard())) {
-            dispatcher.rearm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
+            dispatcher.rearm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime(),
+                    instance.priority());
         } else {
             bus.publish(new ClusterEvent.Rescheduled(instance.id(), instance.jobId(), instance.shard(),
-                    instance.expectedTriggerTime().toEpochMilli()));
+                    instance.expectedTriggerTime().toEpochMilli(), instance.priority()));
         }
     }
 }

@@ -12,6 +12,7 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.WaitingCursor;
 import java.time.Clock;
 import java.time.Duration;
@@ -227,7 +228,7 @@ public final class ShardOwner implements ShardListener {
             for (Instance instance : page) {
                 if (!dispatcher.isKnown(instance.id()) && (!recheck || stillWaiting(instance.id()))
                         && dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(),
-                        instance.expectedTriggerTime())) {
+                        instance.expectedTriggerTime(), instance.priority())) {
                     armed++;
                 }
             }
@@ -239,14 +240,17 @@ public final class ShardOwner implements ShardListener {
         }
     }
 
-    /** The waiting instances of a job that came to need one owner were moved to its shard: its owner arms them. */
-    private void armGathered(long jobId) {
-        int shard = ownership.shardOf(jobId);
+    /**
+     * The waiting instances of a job that came to need one owner were moved to its shard (or its pool's): their owner
+     * arms them.
+     */
+    private void armGathered(Job job) {
+        int shard = Shards.ofOwner(job.id(), job.delivery().pool(), ownership.shardCount());
         if (ownership.holds(shard)) {
             int armed = armUnknown(List.of(shard), WaitingCursor.FIRST,
                     Instant.ofEpochMilli(dispatcher.horizonOf(shard)), true);
             log.info("job {} now needs one owner; {} of its waiting instance(s) moved to shard {} and armed here",
-                    jobId, armed, shard);
+                    job.id(), armed, shard);
         }
     }
 
@@ -265,12 +269,12 @@ public final class ShardOwner implements ShardListener {
         if (event instanceof ClusterEvent.Arm arm) {
             if (ownership.holds(arm.shard())) {
                 dispatcher.armIfUnknown(arm.instanceId(), arm.jobId(), arm.shard(),
-                        Instant.ofEpochMilli(arm.triggerAtMs()));
+                        Instant.ofEpochMilli(arm.triggerAtMs()), arm.priority());
             }
         } else if (event instanceof ClusterEvent.Rescheduled moved) {
             if (ownership.holds(moved.shard())) {
                 dispatcher.rearm(moved.instanceId(), moved.jobId(), moved.shard(),
-                        Instant.ofEpochMilli(moved.triggerAtMs()));
+                        Instant.ofEpochMilli(moved.triggerAtMs()), moved.priority());
             }
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             dispatcher.disarm(cancelled.instanceId());
@@ -281,12 +285,11 @@ public final class ShardOwner implements ShardListener {
             }
         } else if (event instanceof ClusterEvent.Gathered gathered) {
             catalog.invalidate(gathered.jobId());
-            if (ownership.holds(ownership.shardOf(gathered.jobId()))) {
-                onLoaderThread("arm gathered", () -> {
-                    jobs.get(gathered.jobId()).ifPresent(loader::loadJob);
-                    armGathered(gathered.jobId());
-                });
-            }
+            // The job's owner loads it; the owner of its instances' shard (its own, or its pool's) arms them.
+            onLoaderThread("arm gathered", () -> jobs.get(gathered.jobId()).ifPresent(job -> {
+                loader.loadJob(job); // does nothing unless this member holds the job's shard
+                armGathered(job);
+            }));
         } else if (event instanceof ClusterEvent.Resync) {
             onLoaderThread("sweep", this::sweep);
         }
@@ -296,7 +299,8 @@ public final class ShardOwner implements ShardListener {
 
     /** An on-demand instance was stored: armed here if this member owns its shard, else its owner is prompted. */
     public void stored(Instance instance) {
-        arming.arm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime());
+        arming.arm(instance.id(), instance.jobId(), instance.shard(), instance.expectedTriggerTime(),
+                instance.priority());
     }
 
     /**
@@ -339,7 +343,7 @@ public final class ShardOwner implements ShardListener {
         catalog.invalidate(job.id());
         loader.loadJob(job); // does nothing unless this member holds the job's shard
         if (gathered) {
-            onLoaderThread("arm gathered", () -> armGathered(job.id()));
+            onLoaderThread("arm gathered", () -> armGathered(job));
             bus.publish(new ClusterEvent.Gathered(job.id()));
         } else {
             bus.publish(new ClusterEvent.JobChanged(job.id()));

@@ -180,7 +180,7 @@ public final class ShardRecovery {
     /** Arms an instance unless this member already has it (on the wheel, or fired and waiting for its claim). */
     private boolean arm(Instance instance, Instant at) {
         try {
-            return dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(), at);
+            return dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(), at, instance.priority());
         } catch (RuntimeException e) {
             // One bad row (a trigger time beyond what the wheel holds) must not stop the server from starting.
             log.error("instance {} cannot be armed for {}; it stays WAITING: {}", instance.id(), at, e.getMessage());

@@ -17,16 +17,24 @@ import java.util.List;
  * @param instances           instances for schedule slots; may be empty (only advance)
  * @param spread              true if the job spreads its instances over the shards
  *                            ({@link dev.tickwheel.server.job.Job#spreadsInstances()}), false to keep them on its own
+ *                            or its pool's
+ * @param pool                the job's pool, whose shard its instances keep, or null
  */
 public record JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
-                         List<NewInstance> instances, boolean spread) {
+                         List<NewInstance> instances, boolean spread, String pool) {
 
     public JobAdvance {
         instances = List.copyOf(instances);
     }
 
+    /** An advance of a job without a pool. */
+    public JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
+                      List<NewInstance> instances, boolean spread) {
+        this(jobId, expectedVersion, expectedNextTrigger, newNextTrigger, instances, spread, null);
+    }
+
     /** The shard of one of these instances among {@code shardCount}. */
     public int shardOf(NewInstance instance, int shardCount) {
-        return Shards.ofInstance(instance.id(), jobId, spread, shardCount);
+        return Shards.ofInstance(instance.id(), jobId, spread, pool, shardCount);
     }
 }

@@ -17,10 +17,11 @@ class EventLinesTest {
     @Test
     void encodeDecode_everyEventType_roundTrips() {
         List<ClusterEvent> events = List.of(
-                new ClusterEvent.Arm(7_301_234_567_890L, 7_300_000_000_001L, 17, 1_790_000_000_000L),
-                new ClusterEvent.Arm(Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, -1),
+                new ClusterEvent.Arm(7_301_234_567_890L, 7_300_000_000_001L, 17, 1_790_000_000_000L, null),
+                new ClusterEvent.Arm(Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, -1, 9),
                 new ClusterEvent.Cancelled(1, 2),
-                new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L),
+                new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L, null),
+                new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L, 0),
                 new ClusterEvent.JobChanged(Long.MAX_VALUE),
                 new ClusterEvent.Gathered(Long.MIN_VALUE));
         for (ClusterEvent event : events) {
@@ -28,10 +29,14 @@ class EventLinesTest {
             assertEquals(Optional.of(new EventLines.Line(-42, event)), EventLines.decode(line), line);
         }
         assertEquals("8431773001 arm 5 6 8 7",
-                EventLines.encode(8_431_773_001L, new ClusterEvent.Arm(5, 6, 8, 7)));
+                EventLines.encode(8_431_773_001L, new ClusterEvent.Arm(5, 6, 8, 7, null)));
+        assertEquals("1 arm 5 6 8 7 9", EventLines.encode(1, new ClusterEvent.Arm(5, 6, 8, 7, 9)),
+                "an instance's own priority is a seventh field; a line without it (as members before priorities"
+                        + " sent) means its job's");
         assertEquals("1 cancelled 5 6", EventLines.encode(1, new ClusterEvent.Cancelled(5, 6)));
         assertEquals("1 job 6", EventLines.encode(1, new ClusterEvent.JobChanged(6)));
-        assertEquals("1 moved 5 6 8 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7)));
+        assertEquals("1 moved 5 6 8 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7, null)));
+        assertEquals("1 moved 5 6 8 7 2", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7, 2)));
         assertEquals("1 gathered 6", EventLines.encode(1, new ClusterEvent.Gathered(6)));
     }
 
@@ -44,7 +49,7 @@ class EventLinesTest {
     void decode_linesOfAnotherVersionOrGarbage_areEmpty() {
         for (String line : List.of("", "1", "1 job", "1 job x", "x job 1", "1 job 1 2", "1 arm 1 2", "1 resync",
                 "1 moved 3 4", "1 cancelled 1", "99999999999999999999 job 1", "1 arm 1 2 3",
-                "1 moved 1 2 99999999999 3", "1 gathered", "1 gathered 1 2")) {
+                "1 moved 1 2 99999999999 3", "1 gathered", "1 gathered 1 2", "1 arm 1 2 3 4 x", "1 arm 1 2 3 4 5 6")) {
             assertEquals(Optional.empty(), EventLines.decode(line), "'" + line + "'");
         }
     }
@@ -56,7 +61,7 @@ class EventLinesTest {
         for (int i = 0; i < 5_000; i++) {
             events.add(switch (i % 3) {
                 case 0 -> new ClusterEvent.Arm(random.nextLong(), random.nextLong(), random.nextInt(),
-                        random.nextLong());
+                        random.nextLong(), random.nextBoolean() ? null : random.nextInt(10));
                 case 1 -> new ClusterEvent.Cancelled(random.nextLong(), random.nextLong());
                 default -> new ClusterEvent.JobChanged(random.nextLong());
             });

@@ -67,7 +67,7 @@ class PgClusterBusTest {
     void publish_twoMembersOfOneSchema_eachHearsEveryTypeFromTheOther_andNothingOfItsOwn() {
         Member a = start(schema, 1);
         Member b = start(schema, 2);
-        List<ClusterEvent> fromA = List.of(new ClusterEvent.Arm(11, 12, 3, 1_790_000_000_000L),
+        List<ClusterEvent> fromA = List.of(new ClusterEvent.Arm(11, 12, 3, 1_790_000_000_000L, 7),
                 new ClusterEvent.Cancelled(11, 12), new ClusterEvent.JobChanged(12));
 
         fromA.forEach(a.bus()::publish);
@@ -109,7 +109,7 @@ class PgClusterBusTest {
             statement.execute("LISTEN " + PgClusterBus.quoteIdentifier(a.channel()));
             List<ClusterEvent> sent = new ArrayList<>();
             for (int i = 0; i < 10_000; i++) {
-                ClusterEvent event = new ClusterEvent.Arm(1_000_000 + i, 77, i % 256, 1_790_000_000_000L + i);
+                ClusterEvent event = new ClusterEvent.Arm(1_000_000 + i, 77, i % 256, 1_790_000_000_000L + i, null);
                 sent.add(event);
                 a.bus().publish(event);
             }

@@ -24,10 +24,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link CallSlots} under the dispatcher's threading: 8 threads fire 320 000 tickets over 6 jobs and 4 targets with
- * random limits (one job skips over-limit instances); every admitted ticket is handed to one of 4 other threads that
+ * {@link CallSlots} under the dispatcher's threading: 8 threads fire 320 000 tickets of random priorities over 6 jobs
+ * (three of them in 2 pools) and 4 targets with random limits (one job skips over-limit instances); every admitted
+ * ticket is handed to one of 4 other threads that
  * end its call and release it (as the HTTP client's I/O threads do); one ticket in 10 that has to wait is cancelled by
- * its firing thread, racing its admission. Checked continuously: independent per-job, per-target and server counters,
+ * its firing thread, racing its admission. Checked continuously: independent per-job, per-pool, per-target and server
+ * counters,
  * incremented when a ticket is admitted and decremented before it is released, never exceed their limits, and a
  * monitor thread runs {@link CallSlots#checkInvariants()}. Checked at the end: every ticket that was neither cancelled
  * nor skipped was admitted exactly once, a cancelled one at most once, nothing is in flight, waiting or remembered. A
@@ -46,10 +48,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  *       the level is full or others already queue, and a release that frees a slot of a level with waiters hands it
  *       to the head at once, as does a raised limit. So every waiter has holders ahead of it whose release hands it a
  *       slot.</li>
- *   <li><b>No deadlock.</b> Every ticket takes its levels in one order, job, then target, then server, and a waiting
- *       ticket holds only levels below the one it waits for. Server slots are held only by admitted calls, which end
- *       without needing another slot; so server waiters progress, hence target waiters (whose holders are admitted
- *       or server waiters), hence job waiters: the resource-ordering argument (Havender, 1968). Callbacks run after
+ *   <li><b>No deadlock.</b> Every ticket takes its levels in one order, job, pool, target, then server, and a
+ *       waiting ticket holds only levels below the one it waits for. Server slots are held only by admitted calls,
+ *       which end without needing another slot; so server waiters progress, hence target waiters (whose holders are
+ *       admitted or server waiters), hence pool waiters, hence job waiters: the resource-ordering argument (Havender,
+ *       1968). Priorities change only which waiter of a queue a freed slot goes to, never whether it goes to one. Callbacks run after
  *       the monitor is let go, so a callback that calls back into CallSlots or takes other locks (the claim batcher's
  *       queue) cannot form a cycle with it.</li>
  *   <li><b>Exactly once.</b> A ticket is admitted by the one acquire or hand-over that gives it its last slot, under
@@ -66,6 +69,9 @@ class CallSlotsStressTest {
     private static final int TICKETS_PER_FIRER = 40_000;
     private static final int JOBS = 6;
     private static final int TARGETS = 4;
+    private static final int POOLS = 2;
+    /** The pool of each job, -1 for none: jobs 3 and 5 share pool 1, job 4 has pool 0. */
+    private static final int[] POOL_OF_JOB = {-1, -1, -1, 1, 0, 1};
     /** How long a run may take to settle before it counts as a deadlock; a passing run takes about a second. */
     private static final long BOUND_SECONDS = 60;
 
@@ -119,6 +125,7 @@ class CallSlotsStressTest {
         /** Per job and target: the one or two limits its tickets carry; 0 for a job without a limit. */
         private final int[][] jobLimits = new int[JOBS][];
         private final int[][] targetLimits = new int[TARGETS][];
+        private final int[][] poolLimits = new int[POOLS][];
         private final boolean[] skips = new boolean[JOBS];
         private final CallSlots slots;
         private final int tickets = FIRERS * TICKETS_PER_FIRER;
@@ -127,6 +134,7 @@ class CallSlotsStressTest {
         private final AtomicInteger serverCalls = new AtomicInteger();
         private final AtomicIntegerArray jobCalls = new AtomicIntegerArray(JOBS);
         private final AtomicIntegerArray targetCalls = new AtomicIntegerArray(TARGETS);
+        private final AtomicIntegerArray poolCalls = new AtomicIntegerArray(POOLS);
         private final AtomicInteger highestServerCalls = new AtomicInteger();
         private final LinkedBlockingQueue<Call> ending = new LinkedBlockingQueue<>();
         private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
@@ -150,7 +158,10 @@ class CallSlotsStressTest {
             for (int t = 0; t < TARGETS; t++) {
                 targetLimits[t] = limitsAround(1 + random.nextInt(16), random);
             }
-            slots = new CallSlots(serverLimit);
+            for (int p = 0; p < POOLS; p++) {
+                poolLimits[p] = limitsAround(1 + random.nextInt(6), random);
+            }
+            slots = CallSlotsTest.slots(serverLimit);
         }
 
         private int[] limitsAround(int limit, Random random) {
@@ -159,7 +170,8 @@ class CallSlotsStressTest {
 
         private String describe() {
             return "seed " + seed + ", server limit " + serverLimit + ", job limits "
-                    + Arrays.deepToString(jobLimits) + ", target limits " + Arrays.deepToString(targetLimits);
+                    + Arrays.deepToString(jobLimits) + ", pool limits " + Arrays.deepToString(poolLimits)
+                + ", target limits " + Arrays.deepToString(targetLimits);
         }
 
         void go() throws Exception {
@@ -227,6 +239,9 @@ class CallSlotsStressTest {
             assertEquals(0, slots.waiting(), this::describe);
             assertEquals(0, slots.trackedJobs(), this::describe);
             assertEquals(0, slots.trackedTargets(), this::describe);
+            for (int p = 0; p < POOLS; p++) {
+                assertEquals(new CallSlots.PoolUsage(0, 0), slots.poolUsage("pool-" + p), this::describe);
+            }
             slots.checkInvariants();
             // The run exercised what it claims to: tickets had to wait, and some were cancelled while waiting.
             assertTrue(queued.get() > 1_000, () -> "only " + queued + " tickets waited; " + describe());
@@ -242,8 +257,11 @@ class CallSlotsStressTest {
                 int target = random.nextInt(TARGETS);
                 Call call = new Call(id, job, target);
                 int jobLimit = pick(jobLimits[job], random);
-                call.ticket = new Ticket(id, job, jobLimit, skips[job], "target-" + target,
-                        pick(targetLimits[target], random), ticket -> admitted(call));
+                int pool = POOL_OF_JOB[job];
+                CallSlots.PoolLimits poolLimit = pool < 0 ? null
+                        : new CallSlots.PoolLimits("pool-" + pool, pick(poolLimits[pool], random), 0);
+                call.ticket = new Ticket(id, job, random.nextInt(10), jobLimit, skips[job], poolLimit,
+                        "target-" + target, pick(targetLimits[target], random), ticket -> admitted(call));
                 calls[id] = call;
                 switch (slots.acquire(call.ticket)) {
                     case ADMITTED -> admitted(call);
@@ -289,6 +307,10 @@ class CallSlotsStressTest {
             if (jobLimits[call.job][0] > 0) {
                 check("job " + call.job, jobCalls.incrementAndGet(call.job), max(jobLimits[call.job]));
             }
+            int pool = POOL_OF_JOB[call.job];
+            if (pool >= 0) {
+                check("pool " + pool, poolCalls.incrementAndGet(pool), max(poolLimits[pool]));
+            }
             ending.add(call);
         }
 
@@ -327,6 +349,9 @@ class CallSlotsStressTest {
                 targetCalls.decrementAndGet(call.target);
                 if (jobLimits[call.job][0] > 0) {
                     jobCalls.decrementAndGet(call.job);
+                }
+                if (POOL_OF_JOB[call.job] >= 0) {
+                    poolCalls.decrementAndGet(POOL_OF_JOB[call.job]);
                 }
                 if ((call.id & 1) == 0) {
                     // Half the calls end in two steps, as the dispatcher's do: job and target slots back when the

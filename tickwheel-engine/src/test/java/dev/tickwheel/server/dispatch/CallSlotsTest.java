@@ -49,7 +49,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_jobLimitAlone_boundsThatJobsAdmissionsOnly() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 7, 2, "h", 100);
         Ticket b = ticket(2, 7, 2, "h", 100);
         Ticket c = ticket(3, 7, 2, "h", 100);
@@ -73,7 +73,7 @@ class CallSlotsTest {
 
     @Test
     void callEnded_givesJobAndTargetSlotsBackAtOnce_theServerSlotOnlyOnRelease() {
-        slots = new CallSlots(2);
+        slots = slots(2);
         Ticket a = ticket(1, 7, 1, "h", 1);
         Ticket b = ticket(2, 7, 1, "h", 1);
         Ticket c = ticket(3, 8, 0, "other", 1);
@@ -101,7 +101,7 @@ class CallSlotsTest {
 
     @Test
     void callEnded_beforeAdmissionOrTwice_doesNothing() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         Ticket a = ticket(1, 7, 0, "h", 1);
         Ticket waiting = ticket(2, 7, 0, "h", 1);
         acquire(a);
@@ -119,7 +119,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_targetLimitAlone_boundsThatTargetsAdmissionsOnly() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 1, 0, "h", 2);
         Ticket b = ticket(2, 2, 0, "h", 2);
         Ticket c = ticket(3, 3, 0, "h", 2);
@@ -138,7 +138,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_serverLimitAlone_boundsAllAdmissions() {
-        slots = new CallSlots(2);
+        slots = slots(2);
         Ticket a = ticket(1, 1, 0, "h1", 10);
         Ticket b = ticket(2, 2, 0, "h2", 10);
         Ticket c = ticket(3, 3, 0, "h3", 10);
@@ -158,17 +158,17 @@ class CallSlotsTest {
 
     @Test
     void release_waitersAtTheJobLevel_areAdmittedFirstInFirstOut() {
-        assertFirstInFirstOut(new CallSlots(100), i -> ticket(i, 7, 1, "h" + i, 100));
+        assertFirstInFirstOut(slots(100), i -> ticket(i, 7, 1, "h" + i, 100));
     }
 
     @Test
     void release_waitersAtTheTargetLevel_areAdmittedFirstInFirstOut() {
-        assertFirstInFirstOut(new CallSlots(100), i -> ticket(i, i, 0, "h", 1));
+        assertFirstInFirstOut(slots(100), i -> ticket(i, i, 0, "h", 1));
     }
 
     @Test
     void release_waitersAtTheServerLevel_areAdmittedFirstInFirstOut() {
-        assertFirstInFirstOut(new CallSlots(1), i -> ticket(i, i, 0, "h" + i, 1));
+        assertFirstInFirstOut(slots(1), i -> ticket(i, i, 0, "h" + i, 1));
     }
 
     private void assertFirstInFirstOut(CallSlots fresh, IntFunction<Ticket> ticketNumbered) {
@@ -194,7 +194,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_skipPolicyAndTheJobFull_returnsSkippedAndTakesNothing() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = skipping(1, 7, 1, "h", 5);
         Ticket b = skipping(2, 7, 1, "h", 5);
 
@@ -212,7 +212,7 @@ class CallSlotsTest {
 
     @Test
     void release_ticketSkippedOrNeverAcquired_holdsNothingAndLeavesNoEntry() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = skipping(1, 7, 1, "h", 5);
         Ticket skipped = skipping(2, 7, 1, "h", 5);
         assertEquals(ADMITTED, acquire(a));
@@ -232,7 +232,7 @@ class CallSlotsTest {
 
     @Test
     void release_ticketWaitingForTheServer_leavesItsQueueAndGivesBackItsJobAndTargetSlots() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         Ticket blocker = ticket(1, 100, 0, "other", 10);
         Ticket b = ticket(2, 7, 1, "h", 1); // will wait for the server, holding job 7's and h's slots
         Ticket c = ticket(3, 7, 1, "h", 1); // will wait for job 7
@@ -261,7 +261,7 @@ class CallSlotsTest {
 
     @Test
     void release_ticketWaitingForItsJob_leavesTheQueueAndTheNextWaiterTakesItsTurn() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = ticket(1, 7, 1, "h", 5);
         Ticket b = ticket(2, 7, 1, "h", 5);
         Ticket c = ticket(3, 7, 1, "h", 5);
@@ -277,7 +277,7 @@ class CallSlotsTest {
 
     @Test
     void release_twice_theSecondIsANoOp() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = ticket(1, 1, 0, "h", 1);
         Ticket b = ticket(2, 2, 0, "h", 1);
         Ticket c = ticket(3, 3, 0, "h", 1);
@@ -293,7 +293,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_twiceOnATicketAdmittedOrWaitingForTheServer_throws() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         Ticket admitted = ticket(1, 1, 0, "h", 5);
         Ticket waitingForServer = ticket(2, 2, 0, "g", 5);
         acquireAll(admitted, waitingForServer);
@@ -306,7 +306,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_twiceOnATicketWaitingForItsJobOrSkipped_throws() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket admitted = ticket(1, 7, 1, "h", 5);
         Ticket waitingForJob = ticket(2, 7, 1, "h", 5);
         Ticket skipped = skipping(3, 7, 1, "h", 5);
@@ -324,7 +324,7 @@ class CallSlotsTest {
 
     @Test
     void release_lastTicketsOfAJobAndATarget_forgetsBothEntries() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = ticket(1, 7, 1, "h", 5);
         Ticket b = ticket(2, 7, 1, "h", 5);
         acquireAll(a, b);
@@ -341,7 +341,7 @@ class CallSlotsTest {
 
     @Test
     void release_ticketWaitingForItsJobWithATargetNobodyUses_leavesNoTargetEntry() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = ticket(1, 7, 1, "h", 5);
         Ticket b = ticket(2, 7, 1, "g", 5); // the job's target changed: g is used by no one else
         acquire(a);
@@ -356,7 +356,7 @@ class CallSlotsTest {
 
     @Test
     void drainWaiting_returnsEveryWaiterAndGivesBackTheSlotsTheyHeld() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         Ticket blocker = ticket(1, 100, 0, "other", 10);
         Ticket b = ticket(2, 7, 1, "h", 1);
         Ticket c = ticket(3, 7, 1, "h", 1);
@@ -381,7 +381,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_slowTargetFullWithALongQueue_neverDelaysAnotherTargetWhileTheServerHasRoom() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         for (int i = 0; i < 3; i++) {
             assertEquals(ADMITTED, acquire(ticket(i, i, 0, "slow", 3))); // calls that never end
         }
@@ -412,17 +412,17 @@ class CallSlotsTest {
      */
     @Test
     void release_serverIsTheBottleneck_aSlowTargetsShareOfTheServerQueueIsBoundedByItsLimit() {
-        slots = new CallSlots(4);
+        slots = slots(4);
         int slowLimit = 2;
         ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
         int[] slowAdmissions = {0};
         Map<Ticket, Integer> slowAdmissionsAtArrival = new HashMap<>();
         List<Integer> slowAdmissionsWhileWaiting = new ArrayList<>();
-        IntFunction<Ticket> slowTicket = i -> new Ticket(i, 1, 0, false, "slow", slowLimit, t -> {
+        IntFunction<Ticket> slowTicket = i -> new Ticket(i, 1, 5, 0, false, null, "slow", slowLimit, t -> {
             slowAdmissions[0]++;
             inFlight.add(t);
         });
-        IntFunction<Ticket> fastTicket = i -> new Ticket(i, 2, 0, false, "fast", 100, t -> {
+        IntFunction<Ticket> fastTicket = i -> new Ticket(i, 2, 5, 0, false, null, "fast", 100, t -> {
             slowAdmissionsWhileWaiting.add(slowAdmissions[0] - slowAdmissionsAtArrival.get(t));
             inFlight.add(t);
         });
@@ -456,7 +456,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_jobLimitRaised_admitsTheWaitersAtOnceInOrder() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 7, 1, "h", 100);
         Ticket b = ticket(2, 7, 1, "h", 100);
         Ticket c = ticket(3, 7, 1, "h", 100);
@@ -471,7 +471,7 @@ class CallSlotsTest {
 
     @Test
     void release_jobLimitLowered_admitsNoWaiterUntilTheJobIsBelowTheNewLimit() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 7, 3, "h", 100);
         Ticket b = ticket(2, 7, 3, "h", 100);
         Ticket c = ticket(3, 7, 3, "h", 100);
@@ -491,7 +491,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_targetLimitRaised_admitsTheWaitersAtOnceInOrder() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 1, 0, "h", 1);
         Ticket b = ticket(2, 2, 0, "h", 1);
         Ticket c = ticket(3, 3, 0, "h", 1);
@@ -506,7 +506,7 @@ class CallSlotsTest {
 
     @Test
     void release_targetLimitLowered_admitsNoWaiterUntilTheTargetIsBelowTheNewLimit() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 1, 0, "h", 2);
         Ticket b = ticket(2, 2, 0, "h", 2);
         Ticket c = ticket(3, 3, 0, "h", 2);
@@ -524,7 +524,7 @@ class CallSlotsTest {
 
     @Test
     void acquire_jobLimitDroppedToNone_newTicketsPassTheJobWhileItsOldTicketsStillWait() {
-        slots = new CallSlots(100);
+        slots = slots(100);
         Ticket a = ticket(1, 7, 1, "h", 100);
         Ticket b = ticket(2, 7, 1, "h", 100);
         acquire(a);
@@ -541,10 +541,10 @@ class CallSlotsTest {
 
     @Test
     void release_aCallbackThrows_theOtherTicketsThatReleaseAdmitsStillGetTheirs() {
-        slots = new CallSlots(10);
+        slots = slots(10);
         Ticket a = ticket(1, 7, 1, "h", 1);
         Ticket c = ticket(3, 7, 1, "g", 1); // waits for job 7; g is free
-        Ticket d = new Ticket(4, 8, 0, false, "h", 1, t -> {
+        Ticket d = new Ticket(4, 8, 5, 0, false, null, "h", 1, t -> {
             admittedLater.add(t);
             throw new IllegalStateException("callback failed");
         }); // waits for target h
@@ -558,7 +558,7 @@ class CallSlotsTest {
 
     @Test
     void inFlightOfATarget_countsItsCallsNotItsTicketsWaitingForTheServer() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         Ticket a = ticket(1, 1, 0, "h", 5);
         Ticket b = ticket(2, 2, 0, "h", 5);
         acquire(a);
@@ -576,7 +576,7 @@ class CallSlotsTest {
      */
     @Test
     void release_300000WaitersNewestFirst_eachLeavesItsQueueInConstantTime() {
-        slots = new CallSlots(1);
+        slots = slots(1);
         acquire(ticket(0, 0, 0, "h", Integer.MAX_VALUE));
         int waiters = 300_000;
         Ticket[] tickets = new Ticket[waiters];
@@ -599,7 +599,8 @@ class CallSlotsTest {
 
     @Test
     void constructors_badLimits_throwNamingTheValue() {
-        IllegalArgumentException server = assertThrows(IllegalArgumentException.class, () -> new CallSlots(0));
+        IllegalArgumentException server = assertThrows(IllegalArgumentException.class,
+                () -> new CallSlots(0, 1, System::nanoTime, (delay, task) -> { }));
         assertTrue(server.getMessage().contains("0"), server.getMessage());
         IllegalArgumentException job = assertThrows(IllegalArgumentException.class,
                 () -> ticket(1, 1, -1, "h", 1));
@@ -611,12 +612,22 @@ class CallSlotsTest {
 
     // ---- helpers ----
 
+    /**
+     * Slots of the real ticker and a one-second ageing step, which no test here waits out, so queues are first in,
+     * first out among equal priorities; no pool here has a rate, so a wake-up is a bug.
+     */
+    static CallSlots slots(int serverLimit) {
+        return new CallSlots(serverLimit, TimeUnit.SECONDS.toNanos(1), System::nanoTime, (delay, task) -> {
+            throw new AssertionError("a wake-up without a pool rate");
+        });
+    }
+
     private Ticket ticket(long instanceId, long jobId, int jobLimit, String target, int targetLimit) {
-        return new Ticket(instanceId, jobId, jobLimit, false, target, targetLimit, this::admittedLater);
+        return new Ticket(instanceId, jobId, 5, jobLimit, false, null, target, targetLimit, this::admittedLater);
     }
 
     private Ticket skipping(long instanceId, long jobId, int jobLimit, String target, int targetLimit) {
-        return new Ticket(instanceId, jobId, jobLimit, true, target, targetLimit, this::admittedLater);
+        return new Ticket(instanceId, jobId, 5, jobLimit, true, null, target, targetLimit, this::admittedLater);
     }
 
     private void admittedLater(Ticket ticket) {

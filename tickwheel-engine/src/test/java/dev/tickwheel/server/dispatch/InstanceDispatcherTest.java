@@ -100,7 +100,7 @@ class InstanceDispatcherTest {
         InstanceStore instances = failing(InstanceStore.class, stores.instances(), "claimArmed", claimFailuresLeft);
         JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
         dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
-                WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
+                new PoolCatalog(stores.pools()), WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
                 serverLimit), wheel, clock, new DispatchListener() {
                     @Override
                     public void instanceEnded(Job job, Instance instance, InstanceStatus status, String error) {
@@ -150,7 +150,7 @@ class InstanceDispatcherTest {
     private long fireNow(Job job) {
         Instance instance = stores.instances().insertRuns(List.of(new NewInstance(IDS.incrementAndGet(), job.id(), NOW,
                 null))).get(0).instance();
-        dispatcher.arm(instance.id(), job.id(), instance.shard(), NOW);
+        dispatcher.arm(instance.id(), job.id(), instance.shard(), NOW, null);
         return instance.id();
     }
 
@@ -221,9 +221,9 @@ class InstanceDispatcherTest {
                 for (int round = 0; round < 20; round++) {
                     for (long id : ids) {
                         if (ifUnknown) {
-                            dispatcher.armIfUnknown(id, job.id(), shards.get(id), NOW);
+                            dispatcher.armIfUnknown(id, job.id(), shards.get(id), NOW, null);
                         } else {
-                            dispatcher.arm(id, job.id(), shards.get(id), NOW);
+                            dispatcher.arm(id, job.id(), shards.get(id), NOW, null);
                         }
                     }
                 }
@@ -425,7 +425,7 @@ class InstanceDispatcherTest {
                     () -> wheel.fetchTimerFuture(id).isPresent() || callOf(id, next) != null);
             clock.set(due);
             if (wheel.cancel(id)) {
-                dispatcher.arm(id, job.id(), stores.instances().get(id).orElseThrow().shard(), due);
+                dispatcher.arm(id, job.id(), stores.instances().get(id).orElseThrow().shard(), due, null);
             }
         }
         return waits;

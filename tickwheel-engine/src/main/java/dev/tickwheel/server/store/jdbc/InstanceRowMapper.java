@@ -33,7 +33,7 @@ final class InstanceRowMapper {
 
     /**
      * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long, int)}, into parameters {@code offset + 1}
-     * to {@code offset + 14}: one row of a multi-row insert.
+     * to {@code offset + 15}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
                            int shard) throws SQLException {
@@ -52,6 +52,7 @@ final class InstanceRowMapper {
         ps.setLong(offset + 12, nowMs);
         ps.setInt(offset + 13, shard);
         JdbcValues.setString(ps, offset + 14, instance.key());
+        JdbcValues.setInt(ps, offset + 15, instance.priority());
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
@@ -61,7 +62,7 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
-                -1, 0, instance.key());
+                -1, 0, instance.key(), instance.priority());
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -82,6 +83,7 @@ final class InstanceRowMapper {
                 rs.getInt("shard"),
                 rs.getInt("claim_node"),
                 rs.getLong("claim_epoch"),
-                rs.getString("run_key"));
+                rs.getString("run_key"),
+                JdbcValues.getInt(rs, "priority"));
     }
 }

@@ -117,6 +117,7 @@ final class JdbcInstanceStore implements InstanceStore {
         long nowMs = clock.millis();
         try {
             partitions.prepareFor(List.of(next), true);
+            String[] pool = new String[1]; // the job's pool, read under its row lock
             return runner.inTransaction("create follow-up of job " + next.jobId(), connection -> {
                 // The job row lock first: every later statement of this transaction reads what was committed by
                 // whoever held it before (a follow-up, a loader), so two completions cannot both see "no chain".
@@ -127,6 +128,7 @@ final class JdbcInstanceStore implements InstanceStore {
                         if (!rs.next()) {
                             return false;
                         }
+                        pool[0] = rs.getString(2);
                     }
                 }
                 try (PreparedStatement live = connection.prepareStatement(InstanceSql.SELECT_LIVE_SCHEDULED_OF_JOB)) {
@@ -137,9 +139,9 @@ final class JdbcInstanceStore implements InstanceStore {
                         }
                     }
                 }
-                // A fixed-delay job needs one owner: its follow-up stays on the job's shard.
+                // A fixed-delay job needs one owner: its follow-up stays on the job's shard, or its pool's.
                 return insertSlotsIfAbsent(connection, List.of(next), nowMs,
-                        i -> Shards.of(i.jobId(), shardCount)).created().size() == 1;
+                        i -> Shards.ofInstance(i.id(), i.jobId(), false, pool[0], shardCount)).created().size() == 1;
             });
         } catch (StoreException e) {
             partitions.insertFailed(e);

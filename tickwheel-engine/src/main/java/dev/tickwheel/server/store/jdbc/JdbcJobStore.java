@@ -124,8 +124,8 @@ final class JdbcJobStore implements JobStore {
         Objects.requireNonNull(job, "job");
         long nowMs = clock.millis();
         return runner.inTransaction("update job " + job.id(), connection -> {
-            Boolean spreadBefore = lockPlacement(connection, job);
-            if (spreadBefore == null) {
+            Placement before = lockPlacement(connection, job);
+            if (before == null) {
                 return Optional.empty();
             }
             try (PreparedStatement ps = connection.prepareStatement(JobSql.UPDATE_IF_VERSION)) {
@@ -134,8 +134,8 @@ final class JdbcJobStore implements JobStore {
                     return Optional.empty();
                 }
             }
-            if (spreadBefore && !job.spreadsInstances()) {
-                gatherWaiting(connection, job.id());
+            if (job.gathersInstancesOf(before.spread(), before.pool())) {
+                gatherWaiting(connection, job.id(), Shards.ofOwner(job.id(), job.delivery().pool(), shardCount));
             }
             // Read back in the same transaction: the caller gets exactly what is stored (createdAt included).
             return selectById(connection, job.id());
@@ -143,28 +143,37 @@ final class JdbcJobStore implements JobStore {
     }
 
     /**
-     * Locks the job row at the caller's version; whether the job spread its instances, or null if the job is gone or
-     * at another version. The lock comes first so that a run being written for the job meanwhile (which takes a
+     * Locks the job row at the caller's version; where the job kept its instances, or null if the job is gone or at
+     * another version. The lock comes first so that a run being written for the job meanwhile (which takes a
      * shared lock on the row, {@link SqlDialect#lockAgainstChange()}) has committed before {@link #gatherWaiting}
      * reads, and one that starts later waits and then sees the updated job.
      */
-    private static Boolean lockPlacement(Connection connection, Job job) throws SQLException {
+    private static Placement lockPlacement(Connection connection, Job job) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(JobSql.LOCK_PLACEMENT_IF_VERSION)) {
             ps.setLong(1, job.id());
             ps.setLong(2, job.version());
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Job.spreadsInstances(rs.getInt(1), ScheduleType.valueOf(rs.getString(2))) : null;
+                if (!rs.next()) {
+                    return null;
+                }
+                String pool = rs.getString(3);
+                return new Placement(Job.spreadsInstances(rs.getInt(1), ScheduleType.valueOf(rs.getString(2)), pool),
+                        pool);
             }
         }
     }
 
+    /** Where a job kept its instances before an update: spread, or on its pool's shard, or on its own. */
+    private record Placement(boolean spread, String pool) {
+    }
+
     /**
-     * The job now needs one owner: its waiting instances, spread over the shards until now, move to its shard, where
-     * its owner arms them ({@code ShardOwner.jobChanged}). A timer another member armed for one of them loses its
-     * claim, which is fenced on the row's shard; calls already in flight on other members end there.
+     * The job now needs one owner: its waiting instances, spread over the shards or on its old pool's shard until now,
+     * move to {@code shard} (its own or its pool's), where its owner arms them ({@code ShardOwner.jobChanged}). A
+     * timer another member armed for one of them loses its claim, which is fenced on the row's shard; calls already in
+     * flight on other members end there.
      */
-    private void gatherWaiting(Connection connection, long jobId) throws SQLException {
-        int shard = Shards.of(jobId, shardCount);
+    private static void gatherWaiting(Connection connection, long jobId, int shard) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(InstanceSql.GATHER_WAITING_OF_JOB)) {
             ps.setInt(1, shard);
             ps.setLong(2, jobId);

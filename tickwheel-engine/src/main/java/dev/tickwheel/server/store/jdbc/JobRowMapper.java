@@ -30,7 +30,7 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 38 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 40 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
@@ -85,6 +85,8 @@ final class JobRowMapper {
         ps.setLong(i++, delivery.timeoutMs());
         ps.setInt(i++, delivery.maxConcurrent());
         ps.setString(i++, delivery.overLimit().name());
+        ps.setInt(i++, delivery.priority());
+        JdbcValues.setString(ps, i++, delivery.pool());
         JdbcValues.setInt(ps, i++, operations.retentionDays());
         JdbcValues.setString(ps, i++, operations.alertUrl());
         JdbcValues.setString(ps, i++, operations.signingSecret());
@@ -133,7 +135,8 @@ final class JobRowMapper {
                         splitDelays(rs.getString("retry_delays_ms"))),
                 new DeliveryPolicy(DeliveryPolicy.Guarantee.valueOf(rs.getString("delivery_guarantee")),
                         rs.getLong("timeout_ms"), rs.getInt("max_concurrent"),
-                        DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit"))),
+                        DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit")), rs.getInt("priority"),
+                        rs.getString("pool_name")),
                 new JobOperations(JdbcValues.getInt(rs, "retention_days"), rs.getString("alert_url"),
                         rs.getString("signing_secret")),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),

@@ -65,7 +65,7 @@ final class OnDemandRuns {
     OnDemandRuns(TransactionRunner runner, SqlDialect dialect, InstanceSql sql, int shardCount) {
         this.runner = runner;
         this.shardCount = shardCount;
-        this.lockJobs = "SELECT id, max_concurrent, schedule_type FROM tw_job WHERE id = ANY(?) ORDER BY id"
+        this.lockJobs = "SELECT id, max_concurrent, schedule_type, pool_name FROM tw_job WHERE id = ANY(?) ORDER BY id"
                 + dialect.lockAgainstChange();
         this.keyed = new InsertIfAbsent(dialect, InstanceSql.RUN_KEY, false, ROWS_PER_INSERT);
         this.selectByKeys = sql.selectByJobAndKeys;
@@ -98,7 +98,7 @@ final class OnDemandRuns {
     }
 
     private List<RunWrite> insert(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
-        Map<Long, Boolean> jobs = lockJobs(connection, runs);
+        Map<Long, Placement> jobs = lockJobs(connection, runs);
         // The first run of each (job, key) is written; a later one in the same call names the same instance.
         Map<JobKey, Integer> firstOfKey = new HashMap<>();
         List<NewInstance> toInsert = new ArrayList<>(runs.size());
@@ -143,21 +143,27 @@ final class OnDemandRuns {
         return results;
     }
 
-    private int shardOf(NewInstance run, Map<Long, Boolean> spreadByJob) {
-        return Shards.ofInstance(run.id(), run.jobId(), spreadByJob.get(run.jobId()), shardCount);
+    private int shardOf(NewInstance run, Map<Long, Placement> placements) {
+        Placement placement = placements.get(run.jobId());
+        return Shards.ofInstance(run.id(), run.jobId(), placement.spread(), placement.pool(), shardCount);
     }
 
-    /** Locks the runs' jobs that exist; for each, whether it spreads its instances. */
-    private Map<Long, Boolean> lockJobs(Connection connection, List<NewInstance> runs) throws SQLException {
+    /** Where a job's instances go: spread over the shards, or on its pool's shard, or on its own. */
+    private record Placement(boolean spread, String pool) {
+    }
+
+    /** Locks the runs' jobs that exist; for each, where its instances go. */
+    private Map<Long, Placement> lockJobs(Connection connection, List<NewInstance> runs) throws SQLException {
         Set<Long> wanted = new TreeSet<>();
         runs.forEach(run -> wanted.add(run.jobId()));
-        Map<Long, Boolean> found = new HashMap<>();
+        Map<Long, Placement> found = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(lockJobs)) {
             ps.setArray(1, connection.createArrayOf("bigint", wanted.toArray(new Long[0])));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    found.put(rs.getLong(1), Job.spreadsInstances(rs.getInt(2),
-                            ScheduleType.valueOf(rs.getString(3))));
+                    String pool = rs.getString(4);
+                    found.put(rs.getLong(1), new Placement(Job.spreadsInstances(rs.getInt(2),
+                            ScheduleType.valueOf(rs.getString(3)), pool), pool));
                 }
             }
         }
