@@ -9,6 +9,7 @@ import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.PoolStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -57,6 +58,7 @@ public final class JdbcStores implements AutoCloseable {
     private final InstanceStore instances;
     private final JobStore callerJobs;
     private final JdbcCalendarStore calendars;
+    private final JdbcPoolStore pools;
     private final InstanceStore callerInstances;
     private final ClusterStore cluster;
     private final String redactedUrl;
@@ -81,6 +83,7 @@ public final class JdbcStores implements AutoCloseable {
         this.shardCount = shardCount;
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
         this.calendars = new JdbcCalendarStore(runner);
+        this.pools = new JdbcPoolStore(runner);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
         this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence,
@@ -225,6 +228,11 @@ public final class JdbcStores implements AutoCloseable {
     /** The calendar store over this pool. */
     public CalendarStore calendars() {
         return calendars;
+    }
+
+    /** The store of named instance pools ({@code tw_pool}), over this connection pool. */
+    public PoolStore pools() {
+        return pools;
     }
 
     /** The instance store over this pool. */
