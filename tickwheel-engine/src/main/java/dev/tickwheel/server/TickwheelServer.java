@@ -155,6 +155,7 @@ public final class TickwheelServer implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder loaderNanos = new java.util.concurrent.atomic.LongAdder();
     private JobService jobService;
     private CalendarService calendarService;
+    private PoolService poolService;
     private InstanceService instanceService;
 
     private TickwheelServer(Config config) {
@@ -304,6 +305,7 @@ public final class TickwheelServer implements AutoCloseable {
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
                     config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
             calendarService = new CalendarService(stores.calendars(), config.clock());
+            poolService = new PoolService(stores.pools(), config.clock());
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
                     config.storeTimeout(), afterWrite);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
@@ -395,6 +397,12 @@ public final class TickwheelServer implements AutoCloseable {
     public CalendarService calendars() {
         requireStarted();
         return calendarService;
+    }
+
+    /** Named pools of concurrency and rate that jobs share. */
+    public PoolService pools() {
+        requireStarted();
+        return poolService;
     }
 
     /** The wheel, for metrics and health. */

@@ -21,6 +21,10 @@ import io.swagger.v3.parser.core.models.ParseOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -144,6 +148,42 @@ class OpenApiResponseValidationTest {
     }
 
     @Test
+    void poolRoutes_lifecycleAndRefusals_answersMatchSpec() throws SQLException {
+        ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
+        exchange(client, "POST", "/api/pools", """
+                {"name": "partner-api", "maxConcurrent": 4, "rate": {"permits": 50, "perMs": 1000}}""", 201);
+        exchange(client, "POST", "/api/pools", "{\"name\": \"bounded\", \"maxConcurrent\": 2}", 201);
+        assertEquals("name_taken", exchange(client, "POST", "/api/pools", "{\"name\": \"partner-api\","
+                + " \"maxConcurrent\": 1}", 409).error());
+        for (String bad : List.of("{\"maxConcurrent\": 1}", "{\"name\": \"idle\"}",
+                "{\"name\": \"r\", \"rate\": {\"permits\": 0, \"perMs\": 1000}}")) {
+            exchange(client, "POST", "/api/pools", bad, 400);
+        }
+        exchange(client, "PUT", "/api/pools/partner-api", "{\"rate\": {\"permits\": 5, \"perMs\": 60000}}",
+                200);
+        exchange(client, "PUT", "/api/pools/partner-api", "{\"name\": \"other\", \"maxConcurrent\": 1}", 400);
+        exchange(client, "PUT", "/api/pools/none", "{\"maxConcurrent\": 1}", 404);
+        exchange(client, "GET", "/api/pools", null, 200);
+        exchange(client, "GET", "/api/pools/partner-api", null, 200);
+        exchange(client, "GET", "/api/pools/bounded", null, 200);
+        exchange(client, "GET", "/api/pools/none", null, 404);
+
+        // Jobs have no pool field in the API yet: the job's row names the pool directly (the server's H2, this JVM).
+        String jobId = exchange(client, "POST", "/api/jobs", WEBHOOK_JOB.replace("\"spec\"", "\"pooled\""), 201)
+                .json().get("id").asText();
+        try (Connection connection = DriverManager.getConnection(app.engine().config().jdbcUrl());
+                Statement statement = connection.createStatement()) {
+            assertEquals(1, statement.executeUpdate("UPDATE tw_job SET pool_name = 'bounded' WHERE id = " + jobId));
+        }
+        assertEquals("pool_in_use", exchange(client, "DELETE", "/api/pools/bounded", null, 409).error());
+        exchange(client, "DELETE", "/api/jobs/" + jobId, null, 204);
+        exchange(client, "DELETE", "/api/pools/bounded", null, 204);
+        exchange(client, "DELETE", "/api/pools/bounded", null, 404);
+        exchange(client, "DELETE", "/api/pools/partner-api", null, 204);
+        assertNoFailures();
+    }
+
+    @Test
     void historyRoutes_filtersCursorsAndAttempts_answersMatchSpec() {
         ApiClient client = new ApiClient(app.baseUrl()).withToken(TOKEN);
         String refused = exchange(client, "POST", "/api/jobs", """
@@ -226,6 +266,9 @@ class OpenApiResponseValidationTest {
             exchange(client, "POST", "/api/jobs/1/disable", null, 401);
             exchange(client, "POST", "/api/jobs/1/run", null, 401);
             exchange(client, "POST", "/api/instances/1/cancel", null, 401);
+            exchange(client, "POST", "/api/pools", "{\"name\": \"p\", \"maxConcurrent\": 1}", 401);
+            exchange(client, "PUT", "/api/pools/p", "{\"maxConcurrent\": 1}", 401);
+            exchange(client, "DELETE", "/api/pools/p", null, 401);
         }
         assertNoFailures();
     }

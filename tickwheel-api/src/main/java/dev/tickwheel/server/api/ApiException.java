@@ -47,6 +47,15 @@ public final class ApiException extends RuntimeException {
         return badField("invalid_field", field, "field '" + field + "' " + expectation + ", got " + quoted(value));
     }
 
+    /**
+     * The 400 {@code invalid_field} of a value a domain record refused ({@code JobCalendar}, {@code InstancePool}):
+     * the refusal's message starts with the name of its field, which the answer names.
+     */
+    static ApiException refusedValue(IllegalArgumentException refusal) {
+        String message = refusal.getMessage();
+        return badField("invalid_field", message.substring(0, message.indexOf(' ')), message);
+    }
+
     /** A 400 {@code invalid_field} about query parameter {@code name}. */
     static ApiException invalidParameter(String name, String problem) {
         return badField("invalid_field", name, "query parameter '" + name + "' " + problem);

@@ -38,6 +38,7 @@ public final class ApiRoutes {
         JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames(),
                 name -> engine.calendars().get(name).isPresent()), bodies, views);
         CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
+        PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         DashboardPage dashboard = new DashboardPage();
@@ -68,6 +69,11 @@ public final class ApiRoutes {
         add("GET", "/api/calendars/{name}", calendars::get);
         add("PUT", "/api/calendars/{name}", calendars::replace);
         add("DELETE", "/api/calendars/{name}", calendars::delete);
+        add("POST", "/api/pools", pools::create);
+        add("GET", "/api/pools", pools::list);
+        add("GET", "/api/pools/{name}", pools::get);
+        add("PUT", "/api/pools/{name}", pools::replace);
+        add("DELETE", "/api/pools/{name}", pools::delete);
         add("GET", "/api/cluster", ops::cluster);
         add("GET", "/health", ops::health);
         add("GET", "/metrics", ops::metrics);

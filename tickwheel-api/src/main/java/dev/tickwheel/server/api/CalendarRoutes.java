@@ -43,7 +43,7 @@ final class CalendarRoutes {
         try {
             result = calendars.create(request.name(), days.zone(), days.dates(), days.weekdays());
         } catch (IllegalArgumentException e) {
-            throw refused(e);
+            throw ApiException.refusedValue(e);
         }
         if (result.creation() == CalendarService.Creation.NAME_TAKEN) {
             throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists: replace it"
@@ -65,7 +65,7 @@ final class CalendarRoutes {
             ctx.json(view(calendars.replace(name, days.zone(), days.dates(), days.weekdays())
                     .orElseThrow(() -> notFound(name))));
         } catch (IllegalArgumentException e) {
-            throw refused(e);
+            throw ApiException.refusedValue(e);
         }
     }
 
@@ -106,12 +106,6 @@ final class CalendarRoutes {
 
     private static Days days(CalendarRequest request) {
         return new Days(zone(request.zone()), dates(request.excludedDates()), weekdays(request.excludedWeekdays()));
-    }
-
-    /** The 400 of a value {@link JobCalendar} refused: its message starts with the field's name. */
-    private static ApiException refused(IllegalArgumentException e) {
-        String message = e.getMessage();
-        return ApiException.badField("invalid_field", message.substring(0, message.indexOf(' ')), message);
     }
 
     private static ZoneId zone(String raw) {

@@ -4,7 +4,6 @@ import dev.tickwheel.server.store.DuplicateIdException;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -19,9 +18,6 @@ import java.util.Set;
  * <p>Thread-safe: stateless apart from the runner it queries through.
  */
 final class DuplicateIds {
-
-    /** SQLState of a unique-key violation, the same on H2 and PostgreSQL. */
-    private static final String UNIQUE_VIOLATION = "23505";
 
     private final TransactionRunner runner;
     private final String kind;
@@ -75,17 +71,6 @@ final class DuplicateIds {
     }
 
     static boolean isUniqueViolation(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql) {
-                // A batch failure carries the statement's own error as its next exception.
-                int hops = 0;
-                for (SQLException e = sql; e != null && hops < 16; e = e.getNextException(), hops++) {
-                    if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return SqlStates.carries(failure, SqlStates.UNIQUE_VIOLATION);
     }
 }

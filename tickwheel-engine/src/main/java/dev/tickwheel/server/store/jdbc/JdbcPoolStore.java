@@ -2,125 +2,85 @@ package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.pool.InstancePool;
 import dev.tickwheel.server.store.PoolStore;
-import dev.tickwheel.server.store.StoreException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * {@link PoolStore} over {@code tw_pool}. A job names its pool in {@code tw_job.pool_name}, a foreign key, so a pool
- * in use cannot be deleted even by a delete that raced a job's creation.
+ * {@link PoolStore} over {@code tw_pool} ({@link NamedRowTable}): no rate is stored as
+ * {@code rate_permits = rate_per_ms = 0}. A job names its pool in {@code tw_job.pool_name}, a foreign key, so a pool
+ * in use cannot be deleted even by a delete that raced a job's naming it (PostgreSQL; see
+ * {@code PostgresPoolStoreContractTest} for H2).
  *
  * <p>Thread-safe (stateless apart from the runner).
  */
 final class JdbcPoolStore implements PoolStore {
 
-    private static final String COLUMNS = "name, max_concurrent, rate_permits, rate_per_ms, created_at_ms";
-    private static final String INSERT = "INSERT INTO tw_pool (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)";
-    private static final String SELECT_BY_NAME = "SELECT " + COLUMNS + " FROM tw_pool WHERE name = ?";
-    private static final String REPLACE = "UPDATE tw_pool SET max_concurrent = ?, rate_permits = ?, rate_per_ms = ?"
-            + " WHERE name = ?";
-    private static final String SELECT_ALL = "SELECT " + COLUMNS + " FROM tw_pool ORDER BY name";
-    private static final String DELETE_UNUSED = "DELETE FROM tw_pool WHERE name = ?"
-            + " AND NOT EXISTS (SELECT 1 FROM tw_job WHERE pool_name = ?)";
-
-    private final TransactionRunner runner;
+    private final NamedRowTable<InstancePool> table;
 
     JdbcPoolStore(TransactionRunner runner) {
-        this.runner = runner;
+        this.table = new NamedRowTable<>(runner, "pool", "tw_pool",
+                List.of("max_concurrent", "rate_permits", "rate_per_ms"), "pool_name", new Rows());
     }
 
     @Override
     public boolean insert(InstancePool pool) {
-        try {
-            return runner.inTransaction("insert pool '" + pool.name() + "'", connection -> {
-                if (select(connection, pool.name()).isPresent()) {
-                    return false;
-                }
-                try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
-                    ps.setString(1, pool.name());
-                    bindLimits(ps, 2, pool);
-                    ps.setLong(5, pool.createdAt().toEpochMilli());
-                    ps.executeUpdate();
-                }
-                return true;
-            });
-        } catch (StoreException e) {
-            if (DuplicateIds.isUniqueViolation(e.getCause())) {
-                return false; // another caller created it between our read and our insert
-            }
-            throw e;
-        }
-    }
-
-    @Override
-    public boolean replace(InstancePool pool) {
-        return runner.inTransaction("replace pool '" + pool.name() + "'", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(REPLACE)) {
-                bindLimits(ps, 1, pool);
-                ps.setString(4, pool.name());
-                return ps.executeUpdate() == 1;
-            }
-        });
-    }
-
-    /** Binds max concurrent, rate permits and rate period (0 and 0 for no rate) into {@code first} to +2. */
-    private static void bindLimits(PreparedStatement ps, int first, InstancePool pool) throws SQLException {
-        ps.setInt(first, pool.maxConcurrent());
-        ps.setInt(first + 1, pool.rate() == null ? 0 : pool.rate().permits());
-        ps.setLong(first + 2, pool.rate() == null ? 0 : pool.rate().perMs());
+        return table.insert(pool);
     }
 
     @Override
     public Optional<InstancePool> get(String name) {
-        return runner.autoCommit("read pool '" + name + "'", connection -> select(connection, name));
+        return table.get(name);
+    }
+
+    @Override
+    public boolean replace(InstancePool pool) {
+        return table.replace(pool);
     }
 
     @Override
     public List<InstancePool> list() {
-        return runner.autoCommit("list pools", connection -> {
-            List<InstancePool> all = new ArrayList<>();
-            try (PreparedStatement ps = connection.prepareStatement(SELECT_ALL); ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    all.add(read(rs));
-                }
-            }
-            return all;
-        });
+        return table.list();
     }
 
     @Override
     public Deletion delete(String name) {
-        return runner.inTransaction("delete pool '" + name + "'", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(DELETE_UNUSED)) {
-                ps.setString(1, name);
-                ps.setString(2, name);
-                if (ps.executeUpdate() == 1) {
-                    return Deletion.DELETED;
-                }
-            }
-            return select(connection, name).isPresent() ? Deletion.IN_USE : Deletion.NOT_FOUND;
-        });
+        return switch (table.delete(name)) {
+            case DELETED -> Deletion.DELETED;
+            case NOT_FOUND -> Deletion.NOT_FOUND;
+            case IN_USE -> Deletion.IN_USE;
+        };
     }
 
-    private static Optional<InstancePool> select(Connection connection, String name) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(SELECT_BY_NAME)) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(read(rs)) : Optional.empty();
-            }
+    /** A pool's columns: its limits, the rate as two numbers (both 0 for none). */
+    private static final class Rows implements NamedRowTable.Mapping<InstancePool> {
+
+        @Override
+        public String name(InstancePool pool) {
+            return pool.name();
         }
-    }
 
-    private static InstancePool read(ResultSet rs) throws SQLException {
-        int permits = rs.getInt("rate_permits");
-        return new InstancePool(rs.getString("name"), rs.getInt("max_concurrent"),
-                permits == 0 ? null : new InstancePool.Rate(permits, rs.getLong("rate_per_ms")),
-                Instant.ofEpochMilli(rs.getLong("created_at_ms")));
+        @Override
+        public Instant createdAt(InstancePool pool) {
+            return pool.createdAt();
+        }
+
+        @Override
+        public void bindValues(PreparedStatement ps, int first, InstancePool pool) throws SQLException {
+            ps.setInt(first, pool.maxConcurrent());
+            ps.setInt(first + 1, pool.rate() == null ? 0 : pool.rate().permits());
+            ps.setLong(first + 2, pool.rate() == null ? 0 : pool.rate().perMs());
+        }
+
+        @Override
+        public InstancePool read(ResultSet rs) throws SQLException {
+            int permits = rs.getInt("rate_permits");
+            InstancePool.Rate rate = permits == 0 ? null : new InstancePool.Rate(permits, rs.getLong("rate_per_ms"));
+            return new InstancePool(rs.getString("name"), rs.getInt("max_concurrent"), rate,
+                    Instant.ofEpochMilli(rs.getLong("created_at_ms")));
+        }
     }
 }

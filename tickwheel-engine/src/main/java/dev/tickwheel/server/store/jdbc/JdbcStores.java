@@ -7,9 +7,9 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.CalendarStore;
-import dev.tickwheel.server.store.PoolStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.PoolStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -230,7 +230,7 @@ public final class JdbcStores implements AutoCloseable {
         return calendars;
     }
 
-    /** Named pools of concurrency and rate that jobs share. */
+    /** The store of named instance pools ({@code tw_pool}), over this connection pool. */
     public PoolStore pools() {
         return pools;
     }
