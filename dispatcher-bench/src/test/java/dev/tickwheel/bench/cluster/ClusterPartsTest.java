@@ -141,7 +141,8 @@ class ClusterPartsTest {
         for (RunStream.Run run : runs) {
             Instant due = Instant.ofEpochMilli(run.dueMs());
             rows.add(new Instance(run.instanceId(), run.job().id(), InstanceStatus.SUCCEEDED, null, due, due, 1, null,
-                    null, null, due, due, run.job().shard(), run.instanceId() == 6 ? 3 : 0, 1, null));
+                    null, null, due, due, run.job().shard(), run.instanceId() == 6 ? 3 : 0, 1, null,
+                    null));
         }
         return rows;
     }

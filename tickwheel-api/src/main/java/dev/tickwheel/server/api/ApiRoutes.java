@@ -36,7 +36,8 @@ public final class ApiRoutes {
         JsonBodyReader bodies = new JsonBodyReader(json);
         ApiViews views = new ApiViews(json);
         JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames(),
-                name -> engine.calendars().get(name).isPresent()), bodies, views);
+                name -> engine.calendars().get(name).isPresent(), name -> engine.pools().get(name).isPresent()),
+                bodies, views);
         CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
         PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);

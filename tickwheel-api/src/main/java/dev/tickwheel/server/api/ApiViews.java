@@ -43,9 +43,11 @@ final class ApiViews {
                 job.delivery().guarantee().name(),
                 job.delivery().timeoutMs() == 0 ? null : job.delivery().timeoutMs(),
                 job.delivery().maxConcurrent() == 0 ? null : job.delivery().maxConcurrent(),
-                job.delivery().limitsConcurrency() ? job.delivery().overLimit().name() : null,
+                job.delivery().limitsConcurrency() || job.delivery().pool() != null
+                        ? job.delivery().overLimit().name() : null,
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
-                job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar());
+                job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar(), job.delivery().priority(),
+                job.delivery().pool());
     }
 
     /** The policy in the form it was given: a list of delays, or a curve. */
@@ -74,7 +76,7 @@ final class ApiViews {
                 instance.actualTriggerTime(), instance.latenessMs(), instance.attempt(), instance.error(),
                 params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),
-                instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts);
+                instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority());
     }
 
     private static AttemptResponse attempt(Attempt attempt) {

@@ -171,7 +171,7 @@ final class InstanceRoutes {
         if (delayMs == null && request.at() == null) {
             throw ApiException.badField("missing_field", "delayMs", "give 'delayMs' or 'at'");
         }
-        RunSpec when = RunTimes.spec(null, delayMs, request.at(), request.params(), "");
+        RunSpec when = RunTimes.spec(null, delayMs, request.at(), request.params(), null, "");
         RescheduleOutcome outcome;
         try {
             outcome = instances.reschedule(id, when.delayMs(), when.at(), when.params());

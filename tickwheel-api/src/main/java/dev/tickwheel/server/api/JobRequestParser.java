@@ -37,14 +37,17 @@ final class JobRequestParser {
 
     private final Set<String> handlerNames;
     private final Predicate<String> calendarExists;
+    private final Predicate<String> poolExists;
 
     /**
      * @param handlerNames   the handlers a HANDLER target may name
      * @param calendarExists whether a calendar of this name exists, for a job's {@code calendar}
+     * @param poolExists     whether a pool of this name exists, for a job's {@code pool}
      */
-    JobRequestParser(Set<String> handlerNames, Predicate<String> calendarExists) {
+    JobRequestParser(Set<String> handlerNames, Predicate<String> calendarExists, Predicate<String> poolExists) {
         this.handlerNames = Set.copyOf(handlerNames);
         this.calendarExists = calendarExists;
+        this.poolExists = poolExists;
     }
 
     /** @throws ApiException 400 naming the first field at fault */
@@ -75,7 +78,7 @@ final class JobRequestParser {
         }
         return new JobSpec(name.trim(), schedule, target(request.target()),
                 paramsText(request.params()), request.enabled() == null || request.enabled(),
-                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request),
+                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request, pool(request)),
                 operations(request), request.signingSecret() == null);
     }
 
@@ -107,7 +110,25 @@ final class JobRequestParser {
         return new JobOperations(retentionDays, alertUrl, secret == null || secret.isEmpty() ? null : secret);
     }
 
-    private static DeliveryPolicy delivery(JobRequest request) {
+    /** The job's pool, which must exist; null for none. */
+    private String pool(JobRequest request) {
+        String pool = request.pool();
+        if (pool != null && !poolExists.test(pool)) {
+            throw ApiException.invalidField("pool", pool, "must name a pool created with POST /api/pools");
+        }
+        return pool;
+    }
+
+    /** A priority of a job or a run, 0..9; null when absent. */
+    static Integer priority(Integer priority, String field) {
+        if (priority != null && (priority < DeliveryPolicy.MIN_PRIORITY || priority > DeliveryPolicy.MAX_PRIORITY)) {
+            throw ApiException.invalidField(field, priority, "must be in " + DeliveryPolicy.MIN_PRIORITY + ".."
+                    + DeliveryPolicy.MAX_PRIORITY + " (higher first)");
+        }
+        return priority;
+    }
+
+    private static DeliveryPolicy delivery(JobRequest request, String pool) {
         DeliveryPolicy.Guarantee guarantee = enumField("delivery", request.delivery(), DeliveryPolicy.Guarantee.class,
                 DeliveryPolicy.Guarantee.AT_LEAST_ONCE);
         DeliveryPolicy.OverLimit overLimit = enumField("overLimit", request.overLimit(),
@@ -130,11 +151,13 @@ final class JobRequestParser {
         }
         // WAIT is the documented default, and a job without a limit is never over it: sent explicitly (as generated
         // clients send every default), it means what its absence means. SKIP without a limit would never apply.
-        if (overLimit == DeliveryPolicy.OverLimit.SKIP && maxConcurrent == 0) {
+        if (overLimit == DeliveryPolicy.OverLimit.SKIP && maxConcurrent == 0 && pool == null) {
             throw ApiException.invalidField("overLimit", request.overLimit(), "SKIP applies only with maxConcurrent"
-                    + " (a job without a limit is never over it; omit overLimit or send WAIT, its default)");
+                    + " or a pool (a job without a limit is never over it; omit overLimit or send WAIT, its default)");
         }
-        return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit);
+        Integer priority = priority(request.priority(), "priority");
+        return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit,
+                priority == null ? DeliveryPolicy.DEFAULT_PRIORITY : priority, pool);
     }
 
     private static <E extends Enum<E>> E enumField(String field, String raw, Class<E> type, E absent) {

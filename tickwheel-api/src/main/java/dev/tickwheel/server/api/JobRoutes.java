@@ -151,7 +151,7 @@ final class JobRoutes {
         // delayMs 0 is the documented default: sent beside at (as generated clients send every default), it means
         // what its absence means, and at says when; any other delay beside at is still refused.
         Long delayMs = request.at() != null && Long.valueOf(0).equals(request.delayMs()) ? null : request.delayMs();
-        return RunTimes.spec(request.key(), delayMs, request.at(), request.params(), prefix);
+        return RunTimes.spec(request.key(), delayMs, request.at(), request.params(), request.priority(), prefix);
     }
 
     private static RunResponse runResponse(RunWrite written) {

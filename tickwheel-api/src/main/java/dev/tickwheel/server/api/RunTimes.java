@@ -23,7 +23,7 @@ final class RunTimes {
      * @param prefix the fields' prefix: {@code ""} for a single body, {@code "runs[i]."} for an item of a batch
      * @throws ApiException 400 naming the field
      */
-    static RunSpec spec(String key, Long delayMs, Instant at, JsonNode paramsNode, String prefix) {
+    static RunSpec spec(String key, Long delayMs, Instant at, JsonNode paramsNode, Integer priority, String prefix) {
         if (delayMs != null && (delayMs < 0 || delayMs > JobService.MAX_RUN_DELAY_MS)) {
             throw ApiException.invalidField(prefix + "delayMs", delayMs, "must be in 0.."
                     + JobService.MAX_RUN_DELAY_MS);
@@ -42,6 +42,6 @@ final class RunTimes {
             throw ApiException.invalidField(prefix + "params", params.length() + " characters", "must be at most "
                     + Job.MAX_PARAMS_LENGTH + " characters of JSON");
         }
-        return new RunSpec(key, delayMs, at, params);
+        return new RunSpec(key, delayMs, at, params, JobRequestParser.priority(priority, prefix + "priority"));
     }
 }

@@ -29,10 +29,12 @@ import java.util.List;
  * @param claimNode            the node id of the member that made the last claim, or null if never claimed
  * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
  * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
+ * @param priority             its own priority (a run's), or absent: its job's
  */
 public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
                                Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
                                String error, JsonNode params, Instant createdAt, Instant updatedAt, int shard,
                                Integer claimNode, Long claimEpoch,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority) {
 }

@@ -19,16 +19,18 @@ import com.fasterxml.jackson.databind.JsonNode;
  *                      Idempotency-Key; AT_MOST_ONCE: it is not, and the instance ends INTERRUPTED
  * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; default: the server's
  * @param maxConcurrent instances of this job in flight at once, 1..100 000; default: no limit
- * @param overLimit     WAIT (default) or SKIP: what an instance that fires at the limit does; SKIP needs
- *                      maxConcurrent, WAIT is accepted without it (and changes nothing)
+ * @param overLimit     WAIT (default) or SKIP: what an instance that fires at its job's or pool's limit does; SKIP
+ *                      needs maxConcurrent or pool, WAIT is accepted without them (and changes nothing)
  * @param retentionDays days its finished instances are kept, 1..3650; default: the server's retention-days
  * @param alertUrl      http(s) URL of its failure alerts; default: the server's alert-url
  * @param signingSecret HMAC-SHA256 key of its webhook calls, 16..256 characters; write-only. On a replace, absent or
  *                      null keeps the stored secret and "" removes it
- * @param calendar the name of a calendar whose excluded days the schedule skips (CRON and FIXED_RATE)
+ * @param calendar      the name of a calendar whose excluded days the schedule skips (CRON and FIXED_RATE)
+ * @param priority      0..9, higher first when call slots are short; default 5
+ * @param pool          the name of a pool whose concurrency and rate the job shares; default none
  */
 public record JobRequest(String name, ScheduleBody schedule, TargetBody target, JsonNode params, Boolean enabled,
                          String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
                          String overLimit, Integer retentionDays, String alertUrl, String signingSecret,
-                         String calendar) {
+                         String calendar, Integer priority, String pool) {
 }

@@ -16,10 +16,12 @@ import java.time.Instant;
  * @param retentionDays   days its finished instances are kept, or null for the server's retention-days
  * @param alertUrl        where its failure alerts go, or null for the server's alert-url
  * @param signed          whether its webhook calls are signed (the secret itself is never shown)
+ * @param priority        0..9, higher first when call slots are short
+ * @param pool            the pool whose limits the job shares, or null
  */
 public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
                           boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
                           Integer maxConcurrent, String overLimit, Integer retentionDays, String alertUrl,
                           boolean signed, Instant nextTriggerTime,
-                          Instant createdAt, Instant updatedAt, String calendar) {
+                          Instant createdAt, Instant updatedAt, String calendar, int priority, String pool) {
 }

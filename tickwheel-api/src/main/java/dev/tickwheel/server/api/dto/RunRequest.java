@@ -14,6 +14,7 @@ import java.time.Instant;
  * @param delayMs milliseconds from now, 0..31 622 400 000 (366 days); default 0, which beside {@code at} is ignored
  * @param at      when to run, an ISO-8601 instant instead of {@code delayMs} (one already past runs now)
  * @param params  any JSON value for this instance; default none
+ * @param priority 0..9, higher first when call slots are short; default the job's
  */
-public record RunRequest(String key, Long delayMs, Instant at, JsonNode params) {
+public record RunRequest(String key, Long delayMs, Instant at, JsonNode params, Integer priority) {
 }
