@@ -27,11 +27,13 @@ import java.util.List;
  * @param claimNode            the node id of the member that made the last claim, or null
  * @param claimEpoch           the shard lease epoch of that claim, or null
  * @param attempts             its attempts, oldest first; only when one instance is read (empty in pages)
+ * @param priority             its own priority (a run's), or null for its job's
  */
 public record Instance(long id, long jobId, String jobName, String key, InstanceStatus status,
                        Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime,
                        Long latenessMs, int attempt, String error, JsonNode params, Instant createdAt,
-                       Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts) {
+                       Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts,
+                       Integer priority) {
 
     public Instance {
         attempts = attempts == null ? List.of() : List.copyOf(attempts);

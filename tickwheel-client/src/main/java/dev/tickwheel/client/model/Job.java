@@ -28,9 +28,12 @@ import java.time.Instant;
  * @param createdAt       when it was created
  * @param updatedAt       when it last changed
  * @param calendar        the calendar whose excluded days get no instance, or null
+ * @param priority        0..9, higher first when call slots are short
+ * @param pool            the pool whose limits the job shares, or null
  */
 public record Job(long id, String name, Schedule schedule, Target target, JsonNode params, boolean enabled,
                   MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                   Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl, boolean signed,
-                  Instant nextTriggerTime, Instant createdAt, Instant updatedAt, String calendar) {
+                  Instant nextTriggerTime, Instant createdAt, Instant updatedAt, String calendar, int priority,
+                  String pool) {
 }

@@ -23,18 +23,20 @@ import java.util.Objects;
  * @param delivery      null for the default (AT_LEAST_ONCE)
  * @param timeoutMs     whole-call deadline of one attempt, 1..3 600 000; null for the server's
  * @param maxConcurrent 1..100 000 in flight at once across the cluster; null for no limit
- * @param overLimit     with maxConcurrent: WAIT (default) or SKIP
+ * @param overLimit     with maxConcurrent or a pool: WAIT (default) or SKIP
  * @param retentionDays 1..3650; null for the server's
  * @param alertUrl      http(s) URL of its failure alerts; null for the server's
  * @param signingSecret HMAC-SHA256 key of its webhook calls (16..256 characters), write-only; on a replace null keeps
  *                      the stored secret and {@code ""} removes it
  * @param calendar      CRON and FIXED_RATE: the name of a calendar whose excluded days get no instance; null for none
+ * @param priority      0..9, higher first when call slots are short; null for the default (5)
+ * @param pool          the name of a pool whose limits the job shares; null for none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
 public record JobRequest(String name, Schedule schedule, Target target, Object params, Boolean enabled,
                          MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                          Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl,
-                         String signingSecret, String calendar) {
+                         String signingSecret, String calendar, Integer priority, String pool) {
 
     public JobRequest {
         if (name == null || name.isBlank()) {
@@ -81,6 +83,8 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         private String alertUrl;
         private String signingSecret;
         private String calendar;
+        private Integer priority;
+        private String pool;
 
         private Builder(String name, Schedule schedule, Target target) {
             this.name = name;
@@ -158,7 +162,23 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
 
         public JobRequest build() {
             return new JobRequest(name, schedule, target, params, enabled, misfirePolicy, retry, delivery, timeoutMs,
-                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar);
+                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar, priority, pool);
+        }
+
+        /** 0..9: the order of its instances when call slots are short, higher first (default 5). */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /**
+         * The pool (created with {@code client.pools().create}) whose concurrency and rate the job shares;
+         * {@code overLimit} says what an instance that finds the pool at a limit does.
+         */
+        public Builder pool(String name, OverLimit overLimit) {
+            this.pool = name;
+            this.overLimit = overLimit;
+            return this;
         }
 
         /** The calendar (created with {@code client.calendars().create}) whose excluded days get no instance. */

@@ -13,7 +13,7 @@ class RequestRecordsTest {
 
     @Test
     void runRequest_refusesADelayAndAnInstantTogether_andANegativeDelay() {
-        assertThrows(IllegalArgumentException.class, () -> new RunRequest(null, 5L, Instant.EPOCH, null));
+        assertThrows(IllegalArgumentException.class, () -> new RunRequest(null, 5L, Instant.EPOCH, null, null));
         assertEquals("delayMs must not be negative: -1", assertThrows(IllegalArgumentException.class,
                 () -> RunRequest.after(Duration.ofMillis(-1))).getMessage());
         assertThrows(IllegalArgumentException.class, () -> RunRequest.now().withKey(""));
