@@ -20,7 +20,7 @@ const SCHEDULE_FIELDS = {
 const TIME_FIELDS = new Set(['at', 'startAt', 'endAt']);
 const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'schedule.jitterMs', 'schedule.maxRuns',
   'retry.maxAttempts', 'retry.backoffMs', 'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent',
-  'retentionDays']);
+  'retentionDays', 'priority']);
 
 /** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
 function row(label, input, help) {
@@ -90,7 +90,11 @@ function buildForm(editing) {
       row('delivery', select('delivery', ['AT_LEAST_ONCE', 'AT_MOST_ONCE'], '(default: AT_LEAST_ONCE)')),
       row('timeout (ms)', number('timeoutMs', 'server default'), 'whole-call deadline of one attempt'),
       row('max concurrent', number('maxConcurrent', 'no limit')),
-      row('over the limit', select('overLimit', ['WAIT', 'SKIP'], '(default: WAIT)'), 'only with max concurrent')),
+      row('pool', text('pool', { size: 30, placeholder: 'none' }),
+        'the name of a pool (POST /api/pools) whose concurrency and rate this job shares'),
+      row('over the limit', select('overLimit', ['WAIT', 'SKIP'], '(default: WAIT)'),
+        'only with max concurrent or a pool'),
+      row('priority', number('priority', '5'), '0..9, higher first when call slots are short')),
     el('fieldset', {}, el('legend', {}, 'Operations'),
       row('retention (days)', number('retentionDays', 'server default'), 'how long finished instances are kept'),
       row('alert URL', text('alertUrl', { type: 'url', size: 50, placeholder: 'server default' }),
@@ -152,6 +156,8 @@ function populate(form, job) {
   set('timeoutMs', job.timeoutMs);
   set('maxConcurrent', job.maxConcurrent);
   set('overLimit', job.overLimit);
+  set('pool', job.pool);
+  set('priority', job.priority);
   set('retentionDays', job.retentionDays);
   set('alertUrl', job.alertUrl);
   form.querySelector('#signed-state').textContent = 'signed: ' + (job.signed ? 'yes' : 'no');
@@ -201,7 +207,8 @@ function requestOf(form, editing) {
   if (delays !== '') retry.delaysMs = delays.split(/[\s,]+/).filter((d) => d !== '').map(numberOrText);
   put(retry, 'jitter', 'retry.jitter');
   if (Object.keys(retry).length) body.retry = retry;
-  for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'overLimit', 'retentionDays', 'alertUrl']) {
+  for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'pool', 'overLimit', 'priority', 'retentionDays',
+    'alertUrl']) {
     put(body, name, name);
   }
   const secret = input(form, 'signingSecret').value; // a secret is taken as typed: spaces may be part of it

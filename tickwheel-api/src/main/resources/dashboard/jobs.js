@@ -249,6 +249,8 @@ export async function renderJob(ctx, query, id) {
         ['delivery', job.delivery],
         ['timeout', job.timeoutMs == null ? 'server default' : job.timeoutMs + ' ms'],
         ['max concurrent', job.maxConcurrent == null ? 'no limit' : job.maxConcurrent + (job.overLimit ? ', over the limit: ' + job.overLimit : '')],
+        ['pool', job.pool ? job.pool + (job.maxConcurrent == null && job.overLimit ? ', over the limit: ' + job.overLimit : '') : undefined, 'job-pool'],
+        ['priority', job.priority, 'job-priority'],
         ['retention', 'retentionDays' in job ? (job.retentionDays == null ? 'server default' : job.retentionDays + ' days') : undefined],
         ['alert URL', 'alertUrl' in job ? job.alertUrl : undefined],
         ['signed', 'signed' in job ? (job.signed ? 'yes' : 'no') : undefined, 'job-signed'],

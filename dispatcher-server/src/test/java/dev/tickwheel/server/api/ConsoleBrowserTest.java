@@ -312,15 +312,19 @@ class ConsoleBrowserTest {
     void editForm_showsTheJob_sendsOnlyFilledFields_andTheSigningSecretWriteOnly() {
         assertEquals(201, api.post("/api/calendars", "{\"name\": \"edit-cal\", \"excludedWeekdays\": [\"SUNDAY\"]}")
                 .status());
+        assertEquals(201, api.post("/api/pools", "{\"name\": \"edit-pool\", \"maxConcurrent\": 4}").status());
         ApiClient.Reply created = api.post("/api/jobs", "{\"name\": \"edit me\", \"calendar\": \"edit-cal\","
                 + " \"schedule\": {\"type\": \"CRON\","
                 + " \"expression\": \"0 0 4 * * ?\", \"zone\": \"Europe/Berlin\", \"jitterMs\": 30000, \"maxRuns\": 10},"
                 + " \"target\": {\"type\": \"WEBHOOK\","
                 + " \"url\": \"" + receiver.url() + "\"}, \"params\": {\"a\": [1, 2]}, \"retry\": {\"maxAttempts\": 3,"
-                + " \"backoffMs\": 2000}, \"timeoutMs\": 5000, \"maxConcurrent\": 2, \"overLimit\": \"SKIP\"}");
+                + " \"backoffMs\": 2000}, \"timeoutMs\": 5000, \"maxConcurrent\": 2, \"overLimit\": \"SKIP\","
+                + " \"priority\": 7, \"pool\": \"edit-pool\"}");
         assertEquals(201, created.status(), created.toString());
         String jobId = created.json().get("id").asText();
         console.load("#/jobs/" + jobId);
+        console.awaitText("dd.job-priority", "7");
+        console.awaitTextContaining("dd.job-pool", "edit-pool");
         console.click("a.edit");
         console.awaitReady();
         assertEquals("#/jobs/" + jobId + "/edit", console.hash());
@@ -334,6 +338,8 @@ class ConsoleBrowserTest {
         assertEquals("2000", value("retry.backoffMs"));
         assertEquals("5000", value("timeoutMs"));
         assertEquals("SKIP", value("overLimit"));
+        assertEquals("7", value("priority"));
+        assertEquals("edit-pool", value("pool"));
         assertEquals(1, ((Number) console.script("return JSON.parse(document.querySelector(\"[name='params']\").value).a[0];"))
                 .intValue());
         assertEquals("", value("signingSecret"), "a secret is never shown");
@@ -357,6 +363,8 @@ class ConsoleBrowserTest {
         assertEquals(3, saved.at("/retry/maxAttempts").asInt());
         assertEquals(2, saved.at("/params/a/1").asInt());
         assertEquals("edit-cal", saved.get("calendar").asText(), "the form sends the calendar back");
+        assertEquals(7, saved.get("priority").asInt(), "and the priority");
+        assertEquals("edit-pool", saved.get("pool").asText(), "and the pool");
         console.awaitText("dd.job-calendar", "edit-cal");
 
         // "remove secret" sends an empty secret; a typed one goes as typed, with the operations fields.
