@@ -9,6 +9,7 @@ import * as overview from './overview.js';
 import * as jobs from './jobs.js';
 import * as jobForm from './job-form.js';
 import * as instances from './instances.js';
+import * as pools from './pools.js';
 
 const HEALTH_MS = 5000;
 
@@ -19,6 +20,7 @@ addRoute(/^\/jobs\/(\d+)\/edit$/, jobForm.render);
 addRoute(/^\/jobs\/(\d+)$/, jobs.renderJob);
 addRoute(/^\/instances$/, instances.renderHistory);
 addRoute(/^\/instances\/(\d+)$/, instances.renderInstance);
+addRoute(/^\/pools$/, pools.renderList);
 
 async function refreshHealth() {
   const { status, body } = await call('GET', '/health');

@@ -1,13 +1,10 @@
 package dev.tickwheel.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import dev.tickwheel.client.model.Calendar;
 import dev.tickwheel.client.model.CalendarRequest;
 import dev.tickwheel.client.model.Page;
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,28 +17,20 @@ import java.util.concurrent.CompletableFuture;
 public final class Calendars {
 
     private final ApiTransport transport;
-    private final ObjectMapper json;
-    private final ObjectReader calendarReader;
-    private final ObjectReader pageReader;
+    private final NamedResourceCalls<Calendar> calls;
 
     Calendars(ApiTransport transport, ObjectMapper json) {
         this.transport = transport;
-        this.json = json;
-        this.calendarReader = json.readerFor(Calendar.class);
-        this.pageReader = json.readerFor(json.getTypeFactory().constructParametricType(Page.class, Calendar.class));
+        this.calls = new NamedResourceCalls<>(json, "/api/calendars", Calendar.class);
     }
 
     /** {@code POST /api/calendars}. @throws ConflictException if the name is taken */
     public Calendar create(CalendarRequest calendar) {
-        return transport.call(createCall(calendar));
+        return transport.call(calls.create(calendar));
     }
 
     public CompletableFuture<Calendar> createAsync(CalendarRequest calendar) {
-        return transport.send(createCall(calendar));
-    }
-
-    private ApiCall<Calendar> createCall(CalendarRequest calendar) {
-        return new ApiCall<>("POST", "/api/calendars", body(calendar), false, Set.of(201), calendarReader);
+        return transport.send(calls.create(calendar));
     }
 
     /**
@@ -51,53 +40,37 @@ public final class Calendars {
      * @throws NotFoundException if there is none of that name
      */
     public Calendar replace(String name, CalendarRequest calendar) {
-        return transport.call(replaceCall(name, calendar));
+        return transport.call(calls.replace(name, calendar));
     }
 
     public CompletableFuture<Calendar> replaceAsync(String name, CalendarRequest calendar) {
-        return transport.send(replaceCall(name, calendar));
-    }
-
-    private ApiCall<Calendar> replaceCall(String name, CalendarRequest calendar) {
-        return new ApiCall<>("PUT", path(name), body(calendar), true, Set.of(200), calendarReader);
+        return transport.send(calls.replace(name, calendar));
     }
 
     /** {@code GET /api/calendars}: every calendar, by name. */
     public List<Calendar> list() {
-        return transport.<Page<Calendar>>call(ApiCall.get("/api/calendars", pageReader)).items();
+        return transport.call(calls.list()).items();
     }
 
     public CompletableFuture<List<Calendar>> listAsync() {
-        return transport.<Page<Calendar>>send(ApiCall.get("/api/calendars", pageReader)).thenApply(Page::items);
+        return transport.send(calls.list()).thenApply(Page::items);
     }
 
     /** {@code GET /api/calendars/{name}}. @throws NotFoundException if there is none of that name */
     public Calendar get(String name) {
-        return transport.call(ApiCall.get(path(name), calendarReader));
+        return transport.call(calls.get(name));
     }
 
     public CompletableFuture<Calendar> getAsync(String name) {
-        return transport.send(ApiCall.get(path(name), calendarReader));
+        return transport.send(calls.get(name));
     }
 
     /** {@code DELETE /api/calendars/{name}}. @throws ConflictException while a job names it */
     public void delete(String name) {
-        transport.call(deleteCall(name));
+        transport.call(calls.delete(name));
     }
 
     public CompletableFuture<Void> deleteAsync(String name) {
-        return transport.send(deleteCall(name));
-    }
-
-    private static ApiCall<Void> deleteCall(String name) {
-        return new ApiCall<>("DELETE", path(name), null, false, Set.of(204), null);
-    }
-
-    private static String path(String name) {
-        return "/api/calendars/" + RequestPaths.segment(Objects.requireNonNull(name, "name"));
-    }
-
-    private byte[] body(Object value) {
-        return ClientJson.body(json, value);
+        return transport.send(calls.delete(name));
     }
 }

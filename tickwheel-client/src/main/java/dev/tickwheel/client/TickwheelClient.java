@@ -101,6 +101,7 @@ public final class TickwheelClient implements AutoCloseable {
     private final Jobs jobs;
     private final Instances instances;
     private final Calendars calendars;
+    private final Pools pools;
     private final ObjectReader healthReader;
     private final ObjectReader clusterReader;
 
@@ -110,6 +111,7 @@ public final class TickwheelClient implements AutoCloseable {
         this.jobs = new Jobs(transport, json);
         this.instances = new Instances(transport, json);
         this.calendars = new Calendars(transport, json);
+        this.pools = new Pools(transport, json);
         this.healthReader = json.readerFor(Health.class);
         this.clusterReader = json.readerFor(ClusterView.class);
     }
@@ -137,6 +139,11 @@ public final class TickwheelClient implements AutoCloseable {
     /** Calendars of excluded days: create, list, read, delete. */
     public Calendars calendars() {
         return calendars;
+    }
+
+    /** Pools of concurrency and rate that jobs share: create, list, read, replace, delete. */
+    public Pools pools() {
+        return pools;
     }
 
     /**

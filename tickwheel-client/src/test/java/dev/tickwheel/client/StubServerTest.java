@@ -77,6 +77,19 @@ class StubServerTest {
         assertNull(instance.actualTriggerTime());
     }
 
+    // Jobs cannot name a pool through the API yet, so TickwheelClientTest's real server cannot answer pool_in_use.
+    @Test
+    void poolDelete_poolInUse_isAConflictWithTheServersCode() {
+        answers.put("/api/pools/partner-api", new Answer(409, """
+                {"error": "pool_in_use", "message": "pool 'partner-api' is named by a job", "field": null}"""));
+
+        ConflictException e = assertThrows(ConflictException.class, () -> client.pools().delete("partner-api"));
+
+        assertEquals(409, e.httpStatus());
+        assertEquals("pool_in_use", e.code());
+        assertTrue(e.getMessage().contains("named by a job"), e.getMessage());
+    }
+
     @Test
     void health_down_isAnAnswer_notAnException() {
         answers.put("/health", new Answer(503, """

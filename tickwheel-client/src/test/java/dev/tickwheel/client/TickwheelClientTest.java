@@ -27,6 +27,9 @@ import dev.tickwheel.client.model.JobRetry;
 import dev.tickwheel.client.model.MisfirePolicy;
 import dev.tickwheel.client.model.OverLimit;
 import dev.tickwheel.client.model.Page;
+import dev.tickwheel.client.model.Pool;
+import dev.tickwheel.client.model.PoolRate;
+import dev.tickwheel.client.model.PoolRequest;
 import dev.tickwheel.client.model.RescheduleOutcome;
 import dev.tickwheel.client.model.RescheduleRequest;
 import dev.tickwheel.client.model.RescheduleResult;
@@ -131,6 +134,42 @@ class TickwheelClientTest {
         client.jobs().delete(job.id());
         client.calendars().delete(name);
         assertThrows(NotFoundException.class, () -> client.calendars().get(name));
+    }
+
+    @Test
+    void pools_createGetListReplaceDelete_andTheErrorsOfEach() throws Exception {
+        String name = "partner-" + UUID.randomUUID().toString().substring(0, 8);
+        Pool created = client.pools().create(PoolRequest.of(name, 4).withRate(50, Duration.ofSeconds(1)));
+        assertEquals(name, created.name());
+        assertEquals(4, created.maxConcurrent());
+        assertEquals(new PoolRate(50, 1_000), created.rate());
+        assertNotNull(created.createdAt());
+        assertEquals(created, client.pools().get(name));
+        assertTrue(client.pools().list().contains(created));
+        ConflictException taken = assertThrows(ConflictException.class,
+                () -> client.pools().create(PoolRequest.of(name, 1)));
+        assertEquals("name_taken", taken.code());
+
+        Pool replaced = client.pools().replace(name, PoolRequest.of(name, 2));
+        assertEquals(new Pool(name, 2, null, created.createdAt()), replaced, "no rate: none; the creation time kept");
+        assertEquals(replaced, client.pools().getAsync(name).get());
+        Pool rateOnly = client.pools().replaceAsync(name, PoolRequest.of(name, 0).withRate(1, Duration.ofMinutes(1)))
+                .get();
+        assertEquals(new PoolRate(1, 60_000), rateOnly.rate());
+        assertEquals(List.of(rateOnly), client.pools().listAsync().get().stream()
+                .filter(pool -> pool.name().equals(name)).toList());
+
+        assertEquals("maxConcurrent", assertThrows(ValidationException.class,
+                () -> client.pools().create(PoolRequest.of(name + "-idle", 0))).field());
+        assertEquals("rate.permits", assertThrows(ValidationException.class,
+                () -> client.pools().replace(name, PoolRequest.of(name, 1).withRate(0, Duration.ofSeconds(1))))
+                .field());
+        assertThrows(NotFoundException.class, () -> client.pools().replace(name + "-none",
+                PoolRequest.of(name + "-none", 1)));
+
+        client.pools().deleteAsync(name).get();
+        assertThrows(NotFoundException.class, () -> client.pools().get(name));
+        assertThrows(NotFoundException.class, () -> client.pools().delete(name));
     }
 
     @Test

@@ -309,6 +309,31 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void poolsPage_fromTheNavigation_listsEachPoolByName_withItsLimitsRateAndCreationTime() {
+        assertEquals(201, api.post("/api/pools", "{\"name\": \"partner-api\", \"maxConcurrent\": 4,"
+                + " \"rate\": {\"permits\": 50, \"perMs\": 1000}}").status());
+        assertEquals(201, api.post("/api/pools", "{\"name\": \"bounded\", \"maxConcurrent\": 2}").status());
+        assertEquals(201, api.post("/api/pools", "{\"name\": \"rate-only\", \"rate\": {\"permits\": 1,"
+                + " \"perMs\": 60000}}").status());
+        console.load("#/");
+        console.click("nav a[data-path='/pools']");
+        console.until(() -> "the pools page opens", b -> console.hash().equals("#/pools"));
+        console.awaitReady();
+
+        assertTrue(browser.findElement(By.cssSelector("nav a[data-path='/pools']")).getAttribute("class")
+                .contains("active"), "the navigation marks the page");
+        assertEquals(List.of("bounded", "partner-api", "rate-only"), console.texts("#pools td.pool-name"));
+        String partner = "#pools tr[data-pool='partner-api']";
+        assertEquals("4", console.text(partner + " td.pool-max-concurrent"));
+        assertEquals("50 per 1000 ms", console.text(partner + " td.pool-rate"));
+        assertEquals("—", console.text("#pools tr[data-pool='bounded'] td.pool-rate"), "no rate");
+        assertEquals("no limit", console.text("#pools tr[data-pool='rate-only'] td.pool-max-concurrent"));
+        assertEquals("1 per 60000 ms", console.text("#pools tr[data-pool='rate-only'] td.pool-rate"));
+        assertEquals(api.get("/api/pools/partner-api").json().get("createdAt").asText(),
+                browser.findElement(By.cssSelector(partner + " td.pool-created time")).getAttribute("title"));
+    }
+
+    @Test
     void editForm_showsTheJob_sendsOnlyFilledFields_andTheSigningSecretWriteOnly() {
         assertEquals(201, api.post("/api/calendars", "{\"name\": \"edit-cal\", \"excludedWeekdays\": [\"SUNDAY\"]}")
                 .status());

@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 /**
  * {@link CalendarStore} over {@code tw_calendar} ({@link NamedRowTable}): the dates and weekdays as comma-separated
  * text (ISO dates, day names). A job names its calendar in {@code tw_job.calendar_name}, a foreign key, so a calendar
- * in use cannot be deleted even by a delete that raced a job's creation.
+ * in use cannot be deleted even by a delete that raced a job's creation (on PostgreSQL; see {@link NamedRowTable}'s
+ * caveat for H2).
  *
  * <p>Thread-safe (stateless apart from the runner).
  */

@@ -12,8 +12,8 @@ import java.util.Optional;
 /**
  * {@link PoolStore} over {@code tw_pool} ({@link NamedRowTable}): no rate is stored as
  * {@code rate_permits = rate_per_ms = 0}. A job names its pool in {@code tw_job.pool_name}, a foreign key, so a pool
- * in use cannot be deleted even by a delete that raced a job's naming it (PostgreSQL; see
- * {@code PostgresPoolStoreContractTest} for H2).
+ * in use cannot be deleted even by a delete that raced a job's naming it (on PostgreSQL; see {@link NamedRowTable}'s
+ * caveat for H2).
  *
  * <p>Thread-safe (stateless apart from the runner).
  */

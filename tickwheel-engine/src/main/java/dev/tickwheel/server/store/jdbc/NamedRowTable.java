@@ -12,14 +12,19 @@ import java.util.Optional;
 
 /**
  * A table of rows known by their name that jobs name through a foreign key from {@code tw_job} ({@code tw_calendar},
- * {@code tw_pool}): its columns are {@code name}, the row's own values, then {@code created_at_ms}. Inserts a row unless
- * its name exists, reads one or all (by name), replaces a row's values, deletes a row that no job names.
+ * {@code tw_pool}): its columns are {@code name}, the row's own values, then {@code created_at_ms}. Inserts a row
+ * unless its name exists, reads one or all (by name), replaces a row's values, deletes a row that no job names.
  *
  * <p>Two races end in an answer, not a store failure: two inserts of one name (the loser's insert returns false, from
  * the primary key), and a delete that waits for the lock of a job's transaction naming the row, which then commits
  * (PostgreSQL: the foreign key refuses the delete, answered {@link Removal#IN_USE}).
  *
  * <p>Thread-safe (stateless apart from the runner).
+ *
+ * <p>Caveats: on H2 the key does not hold under that race. H2 takes no lock on the named row for a job's foreign key,
+ * so a delete while a job names the row in a transaction not yet committed goes through, and the job then commits
+ * naming a row that is gone. The writers of {@code tw_job}'s naming column are where to close it (lock the named row in
+ * the job's transaction).
  *
  * @param <T> the row's record
  */
