@@ -35,7 +35,9 @@ import java.util.List;
  * {@code --timeout-s 300}, {@code --handler-threads N} (the server's handler pool; default
  * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight), {@code --warmup N}
  * (default 0: none; before the measured run, the child JVM runs the same path with N instances due within 3 s on a
- * store of its own, so that the measured run finds the dispatch path compiled, as in a server that has been running).
+ * store of its own, so that the measured run finds the dispatch path compiled, as in a server that has been running),
+ * {@code --pools N} (default 0: jobs without a pool; N &gt; 0: every job of the run, the warm-up's too, names one of N
+ * pools whose limits never bind, stored before the jobs; see {@link EndToEndRun}).
  *
  * <p>Not thread-safe: a command-line program.
  */
@@ -67,6 +69,10 @@ public final class EndToEndBenchmark {
         }
         System.out.println();
         System.out.println(EndToEndReport.header(options.instances, options.leadMs, options.spreadMs));
+        if (options.pools > 0) {
+            System.out.printf("every job in one of %d pools (maxConcurrent %d, no rate)%n", options.pools,
+                    EndToEndRun.POOL_MAX_CONCURRENT);
+        }
         summary.forEach(System.out::println);
     }
 
@@ -77,13 +83,14 @@ public final class EndToEndBenchmark {
             // thread profile of a cold PostgreSQL run found the compiler threads taking half the JVM's CPU during
             // dispatch).
             EndToEndRun warm = new EndToEndRun(options.warmup, WARMUP_LEAD_MS, WARMUP_LEAD_MS / 2,
-                    Duration.ofSeconds(options.timeoutS), options.handlerThreads);
+                    Duration.ofSeconds(options.timeoutS), options.handlerThreads,
+                    Math.min(options.pools, options.warmup));
             try (BenchDatabase database = freshDatabase(options)) {
                 System.err.println("  warm-up: " + warm.run(database).toLine());
             }
         }
         EndToEndRun run = new EndToEndRun(options.instances, options.leadMs, options.spreadMs,
-                Duration.ofSeconds(options.timeoutS), options.handlerThreads);
+                Duration.ofSeconds(options.timeoutS), options.handlerThreads, options.pools);
         try (BenchDatabase database = freshDatabase(options)) {
             System.err.println("  store: " + database);
             RunResult result = run.run(database);
@@ -128,7 +135,7 @@ public final class EndToEndBenchmark {
     }
 
     /** Command-line options; later occurrences win. */
-    private static final class Options {
+    static final class Options {
         String db = "both";
         int runs = 3;
         int instances = 100_000;
@@ -138,6 +145,7 @@ public final class EndToEndBenchmark {
         long timeoutS = 300;
         int handlerThreads = dev.tickwheel.server.TickwheelServer.DEFAULT_HANDLER_THREADS;
         int warmup;
+        int pools;
         String single;
 
         static Options parse(String[] args) {
@@ -158,11 +166,19 @@ public final class EndToEndBenchmark {
                     case "--timeout-s" -> o.timeoutS = Long.parseLong(value);
                     case "--handler-threads" -> o.handlerThreads = Integer.parseInt(value);
                     case "--warmup" -> o.warmup = Integer.parseInt(value);
+                    case "--pools" -> o.pools = notNegative(name, Integer.parseInt(value));
                     case "--single" -> o.single = oneOf(name, value, "h2", "pg");
                     default -> throw new IllegalArgumentException("unknown option: " + name);
                 }
             }
             return o;
+        }
+
+        private static int notNegative(String name, int value) {
+            if (value < 0) {
+                throw new IllegalArgumentException(name + " must not be negative: " + value);
+            }
+            return value;
         }
 
         private static String oneOf(String name, String value, String... allowed) {

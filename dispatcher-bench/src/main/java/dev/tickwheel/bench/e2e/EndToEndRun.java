@@ -5,9 +5,12 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Target;
+import dev.tickwheel.server.pool.InstancePool;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -23,17 +26,27 @@ import java.util.concurrent.locks.LockSupport;
  * loader pass (at start) sees every job within its 30 s window and creates the 100 000 instances; that is the
  * "created" stage, measured from the rows' {@code created_at}.
  *
+ * <p>With {@code pools} N &gt; 0, N pools ({@code e2e-pool-0} ...) are stored first, each with
+ * {@value #POOL_MAX_CONCURRENT} calls in flight and no rate, limits that never bind (the server's own limits are far
+ * lower); then job {@code i} of the run names pool {@code i mod N}, its due time unchanged. So the run takes the
+ * same path plus the pool level (the pool read, the pool's slot), and every instance of a pool lives on that pool's
+ * shard. The pools are written to the store as {@code PoolService.create} writes them, because the jobs are written
+ * before the server starts.
+ *
  * <p>Not thread-safe: confined to the benchmark's main thread.
  */
 public final class EndToEndRun {
 
     private static final String HANDLER = "count";
+    /** A pool's limit in a run with pools: the most a pool allows, far above the server's calls in flight. */
+    public static final int POOL_MAX_CONCURRENT = InstancePool.MAX_CONCURRENT;
 
     private final int instances;
     private final long leadMs;
     private final long spreadMs;
     private final Duration timeout;
     private final int handlerThreads;
+    private final int pools;
 
     /** A run with the server's default handler pool. */
     public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout) {
@@ -42,8 +55,19 @@ public final class EndToEndRun {
 
     /** @param handlerThreads the server's handler pool: the most handler calls in flight at once */
     public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout, int handlerThreads) {
+        this(instances, leadMs, spreadMs, timeout, handlerThreads, 0);
+    }
+
+    /**
+     * @param handlerThreads the server's handler pool: the most handler calls in flight at once
+     * @param pools          pools the jobs are spread over, 0..instances; 0 for jobs without a pool
+     */
+    public EndToEndRun(int instances, long leadMs, long spreadMs, Duration timeout, int handlerThreads, int pools) {
         if (instances < 1) {
             throw new IllegalArgumentException("instances must be positive: " + instances);
+        }
+        if (pools < 0 || pools > instances) {
+            throw new IllegalArgumentException("pools must be in 0..instances (" + instances + "): " + pools);
         }
         if (spreadMs < 0 || spreadMs > leadMs) {
             throw new IllegalArgumentException("spreadMs must be in 0..leadMs (" + leadMs + "): " + spreadMs);
@@ -53,13 +77,19 @@ public final class EndToEndRun {
         this.spreadMs = spreadMs;
         this.timeout = timeout;
         this.handlerThreads = handlerThreads;
+        this.pools = pools;
     }
 
     public RunResult run(BenchDatabase database) {
         Clock clock = Clock.systemUTC();
         try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
-            OneShotJobs.insert(stores, List.of(new OneShotJobs.Group("e2e-", instances, Target.handler(HANDLER),
-                    DeliveryPolicy.DEFAULT, leadMs - spreadMs, spreadMs)), clock);
+            for (int k = 0; k < pools; k++) {
+                if (!stores.pools().insert(new InstancePool(poolName(k), POOL_MAX_CONCURRENT, null,
+                        Instant.ofEpochMilli(clock.millis())))) {
+                    throw new IllegalStateException("pool " + poolName(k) + " exists in a fresh store");
+                }
+            }
+            OneShotJobs.insert(stores, groups(instances, pools, leadMs - spreadMs, spreadMs), clock);
         }
         CountingHandler handler = new CountingHandler();
         long serverStartMs = clock.millis();
@@ -79,6 +109,32 @@ public final class EndToEndRun {
         try (JdbcStores stores = JdbcStores.open(database.jdbcUrl())) {
             return measure(StoreRows.readAll(stores.instances()), instances, serverStartMs, handler.duplicates());
         }
+    }
+
+    /**
+     * The run's jobs: one group without a pool if {@code pools} is 0; else one group per pool, pool {@code k}'s
+     * {@code instances / pools} jobs (one more for the first {@code instances % pools}), every group due evenly over
+     * the same window, so that the jobs of all pools interleave as the one group's would.
+     */
+    public static List<OneShotJobs.Group> groups(int instances, int pools, long firstDueMs, long spreadMs) {
+        Target target = Target.handler(HANDLER);
+        if (pools == 0) {
+            return List.of(new OneShotJobs.Group("e2e-", instances, target, DeliveryPolicy.DEFAULT, firstDueMs,
+                    spreadMs));
+        }
+        List<OneShotJobs.Group> groups = new ArrayList<>(pools);
+        for (int k = 0; k < pools; k++) {
+            int count = instances / pools + (k < instances % pools ? 1 : 0);
+            DeliveryPolicy delivery = new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 0,
+                    DeliveryPolicy.OverLimit.WAIT, DeliveryPolicy.DEFAULT_PRIORITY, poolName(k));
+            groups.add(new OneShotJobs.Group("e2e-p" + k + "-", count, target, delivery, firstDueMs, spreadMs));
+        }
+        return groups;
+    }
+
+    /** The name of a run's pool {@code k}. */
+    public static String poolName(int k) {
+        return "e2e-pool-" + k;
     }
 
     private void awaitAllSucceeded(TickwheelServer server, CountingHandler handler) {
