@@ -83,9 +83,6 @@ class UnusedCodeTest {
             // JobSpec's builder-style copies: how an embedding application states a job (README, tests).
             "dev.tickwheel.server.JobSpec#withDelivery",
             "dev.tickwheel.server.JobSpec#withMisfirePolicy",
-            // A pool rate's least time between two starts: for the pool's dispatch (issue 25), written apart from the
-            // pools' CRUD; remove this entry once dispatch calls it (the list fails on an entry that is used).
-            "dev.tickwheel.server.pool.InstancePool$Rate#intervalNanos",
             // A webhook failure's parts, for a caller that classifies failures rather than reading the message.
             "dev.tickwheel.server.dispatch.webhook.WebhookException#reason",
             "dev.tickwheel.server.dispatch.webhook.WebhookException#responseBody",

@@ -7,11 +7,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Named pools that jobs share ({@link InstancePool}): a concurrency limit, a rate of starts, or both, across all the
  * pool's jobs. A replaced pool's limits reach the member that dispatches the pool within 30 s (that member reads a pool
- * again at most every 30 s); one that a job names cannot be deleted.
+ * again at most every 30 s; at once when the pool was replaced through this member); one that a job names cannot be
+ * deleted.
  *
  * <p>Thread-safe.
  */
@@ -26,10 +28,13 @@ public final class PoolService {
 
     private final PoolStore pools;
     private final Clock clock;
+    private final Consumer<String> replaced;
 
-    PoolService(PoolStore pools, Clock clock) {
+    /** @param replaced told the name of each pool replaced here (this member's dispatch then reads it again at once) */
+    PoolService(PoolStore pools, Clock clock, Consumer<String> replaced) {
         this.pools = Objects.requireNonNull(pools, "pools");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.replaced = Objects.requireNonNull(replaced, "replaced");
     }
 
     /**
@@ -59,8 +64,12 @@ public final class PoolService {
         if (current.isEmpty()) {
             return Optional.empty();
         }
-        InstancePool replaced = new InstancePool(name, maxConcurrent, rate, current.get().createdAt());
-        return pools.replace(replaced) ? Optional.of(replaced) : Optional.empty();
+        InstancePool pool = new InstancePool(name, maxConcurrent, rate, current.get().createdAt());
+        if (!pools.replace(pool)) {
+            return Optional.empty();
+        }
+        replaced.accept(name);
+        return Optional.of(pool);
     }
 
     /** A pool and whether {@link #create} stored it. */

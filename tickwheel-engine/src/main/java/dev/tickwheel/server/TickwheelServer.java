@@ -305,7 +305,7 @@ public final class TickwheelServer implements AutoCloseable {
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
                     config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
             calendarService = new CalendarService(stores.calendars(), config.clock());
-            poolService = new PoolService(stores.pools(), config.clock());
+            poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
                     config.storeTimeout(), afterWrite);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"

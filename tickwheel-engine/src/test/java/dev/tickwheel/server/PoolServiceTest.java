@@ -10,6 +10,7 @@ import dev.tickwheel.server.store.jdbc.JdbcStores;
 import dev.tickwheel.server.store.jdbc.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -29,11 +30,13 @@ class PoolServiceTest {
     private final MutableClock clock = new MutableClock(START);
     private JdbcStores stores;
     private PoolService pools;
+    /** The names the service said it replaced: what this member's dispatch forgets. */
+    private final List<String> replacedNames = new ArrayList<>();
 
     @BeforeEach
     void open() {
         stores = JdbcStores.open("jdbc:h2:mem:tw_" + UUID.randomUUID().toString().replace("-", ""));
-        pools = new PoolService(stores.pools(), clock);
+        pools = new PoolService(stores.pools(), clock, replacedNames::add);
     }
 
     @AfterEach
@@ -65,6 +68,7 @@ class PoolServiceTest {
         assertEquals(Optional.of(replaced), pools.get("egress"));
         assertEquals(Optional.empty(), pools.replace("none", 1, null));
         assertEquals(Optional.empty(), pools.get("none"));
+        assertEquals(List.of("egress"), replacedNames, "the replaced pool is told, the unknown one is not");
     }
 
     @Test

@@ -97,7 +97,7 @@ public final class CeilingStore implements AutoCloseable {
                     long jobId = rs.getLong(1);
                     Instant due = Instant.ofEpochMilli(rs.getLong(3));
                     page.add(new JobAdvance(jobId, rs.getLong(2), due, null,
-                            List.of(new NewInstance(ids.nextId(), jobId, due, null)), true));
+                            List.of(new NewInstance(ids.nextId(), jobId, due, null)), true, null));
                     if (page.size() == pageSize) {
                         pages.add(page);
                         page = new ArrayList<>(pageSize);

@@ -369,8 +369,7 @@ public final class InstanceDispatcher implements AutoCloseable {
             log.warn("job {} names pool '{}', which does not exist; its instance {} is dispatched without it",
                     job.id(), delivery.pool(), instanceId);
         }
-        CallSlots.PoolLimits limits = pool.map(p -> new CallSlots.PoolLimits(p.name(), p.maxConcurrent(),
-                p.rate() == null ? 0 : p.rate().intervalNanos())).orElse(null);
+        CallSlots.PoolLimits limits = pool.map(InstanceDispatcher::limitsOf).orElse(null);
         if (limits != null && poolsSeen.add(limits.name())) {
             poolListener.accept(limits.name());
         }
@@ -388,6 +387,11 @@ public final class InstanceDispatcher implements AutoCloseable {
                 inHand.remove(instanceId);
             }
         }
+    }
+
+    private static CallSlots.PoolLimits limitsOf(InstancePool pool) {
+        InstancePool.Rate rate = pool.rate();
+        return new CallSlots.PoolLimits(pool.name(), pool.maxConcurrent(), rate == null ? 0 : rate.intervalNanos());
     }
 
     private void skip(long instanceId, Job job, int shard, Integer priority) {

@@ -26,17 +26,6 @@ public record NewInstance(long id, long jobId, Instant expectedTriggerTime, Stri
         this(id, jobId, expectedTriggerTime, params, null, null, null);
     }
 
-    /** An instance whose slot, if it fills one, is its due time, of its job's priority. */
-    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key) {
-        this(id, jobId, expectedTriggerTime, params, key, null, null);
-    }
-
-    /** An instance of its job's priority. */
-    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
-                       Instant scheduledTriggerTime) {
-        this(id, jobId, expectedTriggerTime, params, key, scheduledTriggerTime, null);
-    }
-
     /** A loader's instance of trigger time {@code slot}, due at {@code due} (not before the slot). */
     public static NewInstance scheduled(long id, long jobId, Instant slot, Instant due) {
         return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot, null);

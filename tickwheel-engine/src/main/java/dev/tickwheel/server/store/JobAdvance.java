@@ -27,12 +27,6 @@ public record JobAdvance(long jobId, long expectedVersion, Instant expectedNextT
         instances = List.copyOf(instances);
     }
 
-    /** An advance of a job without a pool. */
-    public JobAdvance(long jobId, long expectedVersion, Instant expectedNextTrigger, Instant newNextTrigger,
-                      List<NewInstance> instances, boolean spread) {
-        this(jobId, expectedVersion, expectedNextTrigger, newNextTrigger, instances, spread, null);
-    }
-
     /** The shard of one of these instances among {@code shardCount}. */
     public int shardOf(NewInstance instance, int shardCount) {
         return Shards.ofInstance(instance.id(), jobId, spread, pool, shardCount);

@@ -20,13 +20,6 @@ public final class Shards {
     }
 
     /**
-     * The shard of an instance: its own ({@link #of} of its id) if its job spreads its instances, else its job's.
-     */
-    public static int ofInstance(long instanceId, long jobId, boolean spread, int shardCount) {
-        return ofInstance(instanceId, jobId, spread, null, shardCount);
-    }
-
-    /**
      * The shard of an instance: its own if its job spreads its instances, else its pool's if its job names one (so one
      * member holds every slot of the pool), else its job's.
      */

@@ -268,9 +268,9 @@ final class DeliveryAudit {
      */
     List<String> shardMismatches() {
         return sorted(stored.values()).stream()
-                .filter(s -> s.shard() != Shards.ofInstance(s.id(), s.jobId(), true, Shards.DEFAULT_COUNT))
+                .filter(s -> s.shard() != Shards.ofInstance(s.id(), s.jobId(), true, null, Shards.DEFAULT_COUNT))
                 .map(s -> s.id() + " of job " + s.jobId() + " shows shard " + s.shard() + ", expected "
-                        + Shards.ofInstance(s.id(), s.jobId(), true, Shards.DEFAULT_COUNT))
+                        + Shards.ofInstance(s.id(), s.jobId(), true, null, Shards.DEFAULT_COUNT))
                 .toList();
     }
 

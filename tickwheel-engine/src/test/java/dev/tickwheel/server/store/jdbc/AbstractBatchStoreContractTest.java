@@ -310,7 +310,7 @@ abstract class AbstractBatchStoreContractTest {
         Job stale = insertJob(START);
         Job withSlotTaken = insertJob(START);
         NewInstance taken = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START, null);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, START, List.of(taken), false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, START, List.of(taken), false, null));
 
         NewInstance a = new NewInstance(ids.incrementAndGet(), fresh.id(), START, null);
         NewInstance b = new NewInstance(ids.incrementAndGet(), fresh.id(), START.plusSeconds(1), null);
@@ -318,9 +318,9 @@ abstract class AbstractBatchStoreContractTest {
         NewInstance again = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START, null);
         NewInstance d = new NewInstance(ids.incrementAndGet(), withSlotTaken.id(), START.plusSeconds(1), null);
         List<AdvanceResult> results = instances.createInstancesAndAdvanceJobs(List.of(
-                new JobAdvance(fresh.id(), versionOf(fresh.id()), START, START.plusSeconds(2), List.of(a, b), false),
-                new JobAdvance(stale.id(), versionOf(stale.id()), START.minusSeconds(1), START.plusSeconds(2), List.of(c), false),
-                new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, null, List.of(again, d), false)));
+                new JobAdvance(fresh.id(), versionOf(fresh.id()), START, START.plusSeconds(2), List.of(a, b), false, null),
+                new JobAdvance(stale.id(), versionOf(stale.id()), START.minusSeconds(1), START.plusSeconds(2), List.of(c), false, null),
+                new JobAdvance(withSlotTaken.id(), versionOf(withSlotTaken.id()), START, null, List.of(again, d), false, null)));
 
         assertEquals(new AdvanceResult(true, List.of(a, b), List.of()), results.get(0));
         assertEquals(AdvanceResult.LOST, results.get(1));
@@ -342,7 +342,7 @@ abstract class AbstractBatchStoreContractTest {
             NewInstance second = new NewInstance(ids.incrementAndGet(), job.id(), START.plusMillis(1), null);
             expected.add(first.id());
             expected.add(second.id());
-            advances.add(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(first, second), false));
+            advances.add(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(first, second), false, null));
         }
         AtomicInteger created = new AtomicInteger();
         instances.createInstancesAndAdvanceJobs(advances).forEach(r -> created.addAndGet(r.created().size()));
@@ -362,7 +362,7 @@ abstract class AbstractBatchStoreContractTest {
     private List<NewInstance> createWaiting(Job job, int count) {
         List<NewInstance> batch = IntStream.range(0, count)
                 .mapToObj(i -> new NewInstance(ids.incrementAndGet(), job.id(), START.plusMillis(i), null)).toList();
-        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), job.nextTriggerTime(), null, batch, false)).advanced());
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), job.nextTriggerTime(), null, batch, false, null)).advanced());
         return batch;
     }
 

@@ -151,7 +151,7 @@ abstract class AbstractRunStoreContractTest {
     }
 
     NewInstance run(long jobId, String key, Instant due, String params) {
-        return new NewInstance(nextId(), jobId, due, params, key);
+        return new NewInstance(nextId(), jobId, due, params, key, null, null);
     }
 
     /** Writes one run alone and returns what the store did. */
@@ -513,7 +513,7 @@ abstract class AbstractRunStoreContractTest {
         Job job = insertJob();
         Instance taken = created(job, "taken");
         NewInstance fresh = run(job.id(), "fresh", START, null);
-        NewInstance clash = new NewInstance(taken.id(), job.id(), START, null, "clash");
+        NewInstance clash = new NewInstance(taken.id(), job.id(), START, null, "clash", null, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> instances.insertRuns(List.of(fresh, clash)));
@@ -672,7 +672,7 @@ abstract class AbstractRunStoreContractTest {
         Job job = insertJob();
         // Ids minted at their creation time, as the server mints them: the purge bounds its range by the id.
         long firstId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
-        RunWrite first = write(new NewInstance(firstId, job.id(), START, null, "once-a-day"));
+        RunWrite first = write(new NewInstance(firstId, job.id(), START, null, "once-a-day", null, null));
         assertEquals(RunWrite.Outcome.CREATED, first.outcome());
         clock.advance(Duration.ofMinutes(10));
         assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(firstId)).get(0).outcome());
@@ -685,7 +685,7 @@ abstract class AbstractRunStoreContractTest {
         assertTrue(instances.get(firstId).isEmpty());
         assertTrue(instances.findByKey(job.id(), "once-a-day").isEmpty(), "the key went with its instance");
         long secondId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
-        RunWrite second = write(new NewInstance(secondId, job.id(), clock.instant(), null, "once-a-day"));
+        RunWrite second = write(new NewInstance(secondId, job.id(), clock.instant(), null, "once-a-day", null, null));
         assertEquals(RunWrite.Outcome.CREATED, second.outcome());
         assertEquals(secondId, second.instance().id());
         assertNotEquals(firstId, secondId);
@@ -1132,13 +1132,13 @@ abstract class AbstractRunStoreContractTest {
             first.add(new NewInstance(nextId(), job.id(), START.plusSeconds(i), null));
         }
         assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), job.version(),
-                job.nextTriggerTime(), START.plusSeconds(20), first, true)).advanced());
+                job.nextTriggerTime(), START.plusSeconds(20), first, true, null)).advanced());
         for (NewInstance created : first) {
             assertEquals(Shards.of(created.id(), Shards.DEFAULT_COUNT), stored(created.id()).shard());
         }
         NewInstance second = new NewInstance(nextId(), job.id(), START.plusSeconds(20), null);
         assertTrue(instances.createInstancesAndAdvanceJobs(List.of(new JobAdvance(job.id(), job.version(),
-                START.plusSeconds(20), START.plusSeconds(21), List.of(second), false))).get(0).advanced());
+                START.plusSeconds(20), START.plusSeconds(21), List.of(second), false, null))).get(0).advanced());
         assertEquals(Shards.of(job.id(), Shards.DEFAULT_COUNT), stored(second.id()).shard());
     }
 

@@ -546,7 +546,7 @@ abstract class AbstractStoreContractTest {
         List<NewInstance> batch = List.of(newInstance(job.id(), START), newInstance(job.id(), START.plusSeconds(2)),
                 newInstance(job.id(), START.plusSeconds(4)));
 
-        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(6), batch, false));
+        AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(6), batch, false, null));
 
         assertTrue(result.advanced());
         assertEquals(batch, result.created());
@@ -565,7 +565,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START.plusSeconds(2));
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(4),
-                List.of(newInstance(job.id(), START)), false));
+                List.of(newInstance(job.id(), START)), false, null));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(START_MS.plusSeconds(2), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -576,7 +576,7 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_slotAlreadyFilled_skipsDuplicateAndCreatesRest() {
         Job job = insertJob(START);
         NewInstance original = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2), List.of(original), false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2), List.of(original), false, null));
         // A rewind (say, a user edit) sets the next trigger back; the loader then re-creates the old slot.
         Job rewound = jobs.update(jobs.get(job.id()).orElseThrow().withSchedule(job.schedule(), START))
                 .orElseThrow();
@@ -584,7 +584,7 @@ abstract class AbstractStoreContractTest {
         NewInstance next = newInstance(job.id(), START.plusSeconds(2));
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), rewound.nextTriggerTime(),
-                START.plusSeconds(4), List.of(again, next), false));
+                START.plusSeconds(4), List.of(again, next), false, null));
 
         assertTrue(result.advanced());
         assertEquals(List.of(next), result.created());
@@ -599,7 +599,7 @@ abstract class AbstractStoreContractTest {
         Job job = jobs.update(insertJob(START).withEnabled(false)).orElseThrow();
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                List.of(newInstance(job.id(), START)), false));
+                List.of(newInstance(job.id(), START)), false, null));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, listed(job.id(), null).size());
@@ -610,7 +610,7 @@ abstract class AbstractStoreContractTest {
         long ghost = nextId();
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(ghost, versionOf(ghost), START, START.plusSeconds(2),
-                List.of(newInstance(ghost, START)), false));
+                List.of(newInstance(ghost, START)), false, null));
 
         assertEquals(AdvanceResult.LOST, result);
         assertEquals(0, listed(ghost, null).size());
@@ -621,7 +621,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(null);
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9),
-                List.of(), false));
+                List.of(), false, null));
 
         assertTrue(result.advanced());
         assertEquals(START_MS.plusSeconds(9), jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -632,7 +632,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
 
         assertEquals(AdvanceResult.LOST,
-                instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9), List.of(), false)));
+                instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), null, START.plusSeconds(9), List.of(), false, null)));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -640,7 +640,7 @@ abstract class AbstractStoreContractTest {
     void createInstancesAndAdvanceJob_lastInstance_setsNextTriggerToNull() {
         Job job = insertJob(START);
 
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START)), false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, List.of(newInstance(job.id(), START)), false, null));
 
         assertNull(jobs.get(job.id()).orElseThrow().nextTriggerTime());
         assertTrue(jobs.findDue(START.plusSeconds(3_600), null, 10, allShards).isEmpty());
@@ -653,7 +653,7 @@ abstract class AbstractStoreContractTest {
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                        List.of(newInstance(other.id(), START)), false)));
+                        List.of(newInstance(other.id(), START)), false, null)));
 
         assertTrue(e.getMessage().contains(String.valueOf(other.id())), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -664,7 +664,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
 
         assertThrows(IllegalArgumentException.class, () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
-                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START)), false)));
+                START.plusSeconds(2), List.of(newInstance(job.id(), START), newInstance(job.id(), START)), false, null)));
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
     }
 
@@ -677,7 +677,7 @@ abstract class AbstractStoreContractTest {
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(2),
-                        List.of(fresh, clash), false)));
+                        List.of(fresh, clash), false, null)));
 
         assertTrue(e.getMessage().endsWith(" id already exists: " + existing.id()), e.getMessage());
         assertEquals(START_MS, jobs.get(job.id()).orElseThrow().nextTriggerTime());
@@ -705,7 +705,7 @@ abstract class AbstractStoreContractTest {
     void insertRuns_onDemandRunAtScheduledSlot_bothStored() {
         Job job = insertJob(START);
         NewInstance scheduled = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled), false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(scheduled), false, null));
 
         Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
 
@@ -797,7 +797,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 2_500)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false, null));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
 
         Set<Long> claimed = claimIds(ids, START);
@@ -848,7 +848,7 @@ abstract class AbstractStoreContractTest {
     void retry_dispatching_returnsToWaitingAtNewTimeKeepingSlot() {
         Job job = insertJob(START);
         NewInstance slot = newInstance(job.id(), START);
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot), false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, START.plusSeconds(1), List.of(slot), false, null));
         claim(slot.id(), START);
 
         assertTrue(instances.retry(slot.id(), START.plusSeconds(30), "timeout after 5000 ms"));
@@ -1237,7 +1237,7 @@ abstract class AbstractStoreContractTest {
         Instance onDemand = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance();
         NewInstance scheduled = newInstance(job.id(), START);
         assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), 0, START, START.plusSeconds(1),
-                List.of(scheduled), false)).advanced());
+                List.of(scheduled), false, null)).advanced());
         int shard = Shards.of(job.id(), stores.cluster().shardCount());
 
         assertEquals(Shards.of(onDemand.id(), stores.cluster().shardCount()), onDemand.shard());
@@ -1258,7 +1258,7 @@ abstract class AbstractStoreContractTest {
             Job job = insertJob(START);
             NewInstance instance = newInstance(job.id(), START);
             created.add(instance);
-            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance), false));
+            page.add(new JobAdvance(job.id(), 0, START, null, List.of(instance), false, null));
         }
         Job fixedDelay = insertFixedDelayJob(true, null);
         NewInstance followUp = newInstance(fixedDelay.id(), START);
@@ -1332,7 +1332,7 @@ abstract class AbstractStoreContractTest {
         assertEquals(read.nextTriggerTime(), updated.nextTriggerTime());
 
         AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(read.id(), read.version(),
-                START, START.plusSeconds(1), List.of(newInstance(read.id(), START)), false));
+                START, START.plusSeconds(1), List.of(newInstance(read.id(), START)), false, null));
 
         assertFalse(result.advanced());
         assertEquals(0, listed(read.id(), null).size());
@@ -1416,7 +1416,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, count)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false)).advanced());
+        assertTrue(instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false, null)).advanced());
         return batch.stream().map(NewInstance::id).toList();
     }
 
@@ -1511,7 +1511,7 @@ abstract class AbstractStoreContractTest {
             for (Job job : raced) {
                 List<NewInstance> batch = window.stream().map(t -> newInstance(job.id(), t)).toList();
                 AdvanceResult result = instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START,
-                        START.plusSeconds(6), batch, false));
+                        START.plusSeconds(6), batch, false, null));
                 if (result.advanced()) {
                     assertEquals(batch, result.created());
                     advances.merge(job.id(), 1, Integer::sum);
@@ -1561,7 +1561,7 @@ abstract class AbstractStoreContractTest {
         Job job = insertJob(START);
         List<NewInstance> batch = IntStream.range(0, 300)
                 .mapToObj(i -> newInstance(job.id(), START.plusMillis(i))).toList();
-        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false));
+        instances.createInstancesAndAdvanceJob(new JobAdvance(job.id(), versionOf(job.id()), START, null, batch, false, null));
         List<Long> ids = batch.stream().map(NewInstance::id).toList();
         Set<Long> claimed = ConcurrentHashMap.newKeySet();
         List<JobDeletion> deletion = new CopyOnWriteArrayList<>();

@@ -369,7 +369,7 @@ class PostgresClusterStoreStressTest extends AbstractMembersTest {
                     instanceIds.add(instanceId);
                 }
                 assertTrue(stores.instances().createInstancesAndAdvanceJob(
-                        new JobAdvance(id, 0, T0, null, batch, false)).advanced());
+                        new JobAdvance(id, 0, T0, null, batch, false, null)).advanced());
             }
         }
         assertEquals(SHARDS * JOBS_PER_SHARD * INSTANCES_PER_JOB, instanceIds.size());

@@ -205,7 +205,7 @@ class PostgresHistoryPartitionsTest {
         List<NewInstance> page = IntStream.range(0, SCHEDULED_PER_DAY)
                 .mapToObj(i -> new NewInstance(idAt(created), scheduled.id(), created.plusSeconds(i), null)).toList();
         AdvanceResult advance = instances.createInstancesAndAdvanceJob(new JobAdvance(scheduled.id(),
-                scheduled.version(), created, created.plusSeconds(SCHEDULED_PER_DAY), page, false));
+                scheduled.version(), created, created.plusSeconds(SCHEDULED_PER_DAY), page, false, null));
         assertEquals(page, advance.created());
         List<Long> ids = new ArrayList<>(page.stream().map(NewInstance::id).toList());
         for (int k = 0; k < KEYED_PER_DAY; k++) {
@@ -242,13 +242,13 @@ class PostgresHistoryPartitionsTest {
 
     private RunWrite write(Job job, String key) {
         return instances.insertRuns(List.of(new NewInstance(idAt(clock.instant()), job.id(), clock.instant(), null,
-                key))).get(0);
+                key, null, null))).get(0);
     }
 
     /** A run of {@code job} created now, due at {@code due}; its id. */
     private long run(Job job, String key, Instant due) {
         RunWrite write = instances.insertRuns(List.of(new NewInstance(idAt(clock.instant()), job.id(), due, null,
-                key))).get(0);
+                key, null, null))).get(0);
         assertEquals(RunWrite.Outcome.CREATED, write.outcome());
         return write.instance().id();
     }

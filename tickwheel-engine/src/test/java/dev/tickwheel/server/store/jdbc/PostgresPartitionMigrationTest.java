@@ -143,14 +143,14 @@ class PostgresPartitionMigrationTest {
         long newId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
 
         RunWrite again = instances.insertRuns(List.of(new NewInstance(newId, jobOfKeyed, clock.instant(), null,
-                "order-" + keyedId))).get(0);
+                "order-" + keyedId, null, null))).get(0);
         assertEquals(RunWrite.Outcome.EXISTING, again.outcome());
         assertEquals(keyedId, again.instance().id());
         // The first job's slots are its instances' creation + 30 s; its next trigger is the history's end.
         Instant takenSlot = history.instanceCreatedAt(1).plusSeconds(30);
         long jobId = history.jobId(1);
         AdvanceResult advance = instances.createInstancesAndAdvanceJob(new JobAdvance(jobId, 0, history.to(),
-                history.to().plusSeconds(60), List.of(new NewInstance(newId + 1, jobId, takenSlot, null)), false));
+                history.to().plusSeconds(60), List.of(new NewInstance(newId + 1, jobId, takenSlot, null)), false, null));
         assertTrue(advance.advanced());
         assertEquals(List.of(), advance.created(), "the slot an old instance fills is taken");
 
@@ -182,7 +182,7 @@ class PostgresPartitionMigrationTest {
         assertTrue(instances.get(keyedId).isEmpty());
         assertEquals(RunWrite.Outcome.CREATED, instances.insertRuns(List.of(new NewInstance(
                 SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1, jobOfKeyed, clock.instant(), null,
-                "order-" + keyedId))).get(0).outcome(), "the key went with its instance");
+                "order-" + keyedId, null, null))).get(0).outcome(), "the key went with its instance");
     }
 
     // ---------------------------------------------------------------- what is compared
