@@ -21,11 +21,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.Consumer;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.concurrent.NamedThreadFactory;
 import org.slf4j.Logger;
@@ -159,7 +160,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.poolWakeups = new ScheduledThreadPoolExecutor(1, new NamedThreadFactory("pool-rate", true));
         this.poolWakeups.setRemoveOnCancelPolicy(true);
         this.slots = new CallSlots(maxCallsInFlight, PRIORITY_AGING.toNanos(), System::nanoTime,
-                (delayNanos, task) -> poolWakeups.schedule(task, delayNanos, TimeUnit.NANOSECONDS));
+                this::wakeLater);
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
                 completions, this::settleFailure, this::settled);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
@@ -386,6 +387,15 @@ public final class InstanceDispatcher implements AutoCloseable {
                 skip(instanceId, job, fired.shard(), fired.priority());
                 inHand.remove(instanceId);
             }
+        }
+    }
+
+    /** Schedules a pool's wake-up; after close none is needed (its waiters stay WAITING for the next start). */
+    private void wakeLater(long delayNanos, Runnable wakeup) {
+        try {
+            poolWakeups.schedule(wakeup, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            log.debug("a pool's wake-up after close is dropped; its instances stay WAITING");
         }
     }
 
