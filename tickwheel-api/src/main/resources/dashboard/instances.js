@@ -213,6 +213,7 @@ export async function renderInstance(ctx, query, id) {
           el('span', { class: 'muted' }, i.jobId)),
         el('dt', {}, 'status'), el('dd', {}, i.status),
         el('dt', {}, 'key'), el('dd', { class: 'key' }, i.key == null ? '—' : i.key),
+        el('dt', {}, 'priority'), el('dd', { class: 'priority' }, i.priority == null ? 'the job\'s' : i.priority),
         el('dt', {}, 'scheduled'), el('dd', {}, i.scheduledTriggerTime ? timeEl(i.scheduledTriggerTime) : 'on demand (run now)'),
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),
         el('dt', {}, 'actual'), el('dd', { class: 'actual' }, timeEl(i.actualTriggerTime)),

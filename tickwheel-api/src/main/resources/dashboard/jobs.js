@@ -17,14 +17,17 @@ function jobHash(id, suffix = '') {
 function runForm(job, onClose) {
   const params = el('textarea', { name: 'params', rows: 3, placeholder: 'JSON, e.g. {"to": "ops"}; empty: the job\'s params' });
   const delay = el('input', { name: 'delayMs', inputmode: 'numeric', placeholder: '0 = now', size: 12 });
+  const priority = el('input', { name: 'priority', inputmode: 'numeric', placeholder: 'job\'s (' + job.priority + ')', size: 8 });
   const errors = {
     params: el('span', { class: 'field-error', 'data-error-for': 'params' }),
     delayMs: el('span', { class: 'field-error', 'data-error-for': 'delayMs' }),
+    priority: el('span', { class: 'field-error', 'data-error-for': 'priority' }),
   };
   const result = el('div', { class: 'run-result' });
   const form = el('form', { class: 'run-form', 'data-job-id': job.id },
     el('label', {}, 'params ', params, errors.params),
     el('label', {}, 'delay (ms) ', delay, errors.delayMs),
+    el('label', {}, 'priority ', priority, errors.priority),
     el('button', { type: 'submit', class: 'primary run-submit' }, 'Run'),
     onClose ? el('button', { type: 'button', class: 'run-close', onclick: onClose }, 'Close') : null,
     result);
@@ -42,6 +45,7 @@ function runForm(job, onClose) {
       }
     }
     if (delay.value.trim()) body.delayMs = numberOrText(delay.value);
+    if (priority.value.trim()) body.priority = numberOrText(priority.value);
     const reply = await call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/run', body);
     if (reply.ok) {
       fill(result, 'instance ', el('a', { class: 'instance-link', href: '#/instances/' + encodeURIComponent(reply.body.instanceId) },

@@ -159,13 +159,16 @@ class ConsoleBrowserTest {
         String row = "#jobs tr[data-job-id='" + jobId + "']";
         console.click(row + " button.run");
         console.type(".run-form input[name='delayMs']", "600000");
+        console.type(".run-form input[name='priority']", "8");
         console.click(".run-form .run-submit");
         String instanceId = console.text(".run-result a.instance-link");
+        assertEquals(8, api.get("/api/instances/" + instanceId).json().get("priority").asInt(), "the run's priority");
         console.click(".run-result a.instance-link");
 
         console.awaitReady();
         assertEquals("#/instances/" + instanceId, console.hash());
         console.awaitText("#instance-status", "WAITING");
+        assertEquals("8", console.text("dd.priority"));
         assertEquals("", console.text("dd.actual")
                 .replace("—", ""), "a waiting instance has no actual trigger time");
         console.click("#cancel-instance");
