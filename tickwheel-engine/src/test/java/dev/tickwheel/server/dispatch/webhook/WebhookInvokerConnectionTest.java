@@ -115,19 +115,15 @@ class WebhookInvokerConnectionTest {
 
     /**
      * The issue's case: a receiver that closes keep-alive connections left idle, calls spaced beyond its idle time
-     * (1.2 s apart). Its idle time is 0.5 s rather than the issue's 1 s: each close must have happened before the next
-     * call for the connection count to say that the client saw it, and on a loaded machine the receiver's close came
-     * more than 0.2 s late once (one connection reused, 19 for 20 calls).
+     * (each 1.2 s after the last one ended). Its idle time is 0.5 s rather than the issue's 1 s: each close must have
+     * happened before the next call for the connection count to say that the client saw it, and on a loaded machine
+     * the receiver's close came more than 0.2 s late once (one connection reused, 19 for 20 calls).
      */
     @Test
     void invoke_receiverClosesIdleConnections_twentyCallsSpacedBeyondItsIdleTime_noneFails() throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver(ScriptedHttpReceiver::ok,
                 Duration.ofMillis(500))) {
-            List<Long> offsetsMs = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                offsetsMs.add(i * 1_200L);
-            }
-            List<String> failures = callAt(receiver.url(), offsetsMs);
+            List<String> failures = callInSequence(receiver.url(), 20, 1_200);
 
             assertEquals(List.of(), failures);
             // The client saw each close while the connection sat idle, so no call needed its retry.
@@ -183,13 +179,33 @@ class WebhookInvokerConnectionTest {
                 "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 0\r\n\r\n", After.KEEP_ALIVE);
         try (ScriptedHttpReceiver advertising = new ScriptedHttpReceiver(advertises1s);
              ScriptedHttpReceiver silent = new ScriptedHttpReceiver(ScriptedHttpReceiver::ok)) {
-            // 700 ms apart: past half of the advertised 1 s, within the 2 s idle eviction.
-            callAt(advertising.url(), List.of(0L, 700L));
-            callAt(silent.url(), List.of(0L, 700L));
+            // Each second call 700 ms after the first ended: past half of the advertised 1 s, within the 2 s idle
+            // eviction. (Counted from the end, not the start: a first call slowed by a loaded machine would otherwise
+            // leave the connection idle for less.)
+            callInSequence(advertising.url(), 2, 700);
+            callInSequence(silent.url(), 2, 700);
 
             assertEquals(2, advertising.connections(), "not reused after 500 ms idle");
             assertEquals(1, silent.connections(), "reused: no Keep-Alive header, 2 s idle eviction");
         }
+    }
+
+    /** Makes {@code count} calls, each starting {@code gapMs} after the previous one ended; returns the failures. */
+    private List<String> callInSequence(String url, int count, long gapMs) throws Exception {
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                Thread.sleep(gapMs); // the idle time under test, not a wait for something to happen
+            }
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            invoker.invoke(job(url), context(i + 1, 1), TIMEOUT)
+                    .whenComplete((ok, failure) -> outcome.complete(failure == null ? null : failure.getMessage()));
+            String failure = outcome.get(60, TimeUnit.SECONDS);
+            if (failure != null) {
+                failures.add(failure);
+            }
+        }
+        return failures;
     }
 
     /** Starts one call at each offset from now; waits for all; returns the failure messages. */
