@@ -253,7 +253,10 @@ class HashedWheelTimerConformanceTest extends AbstractManualClockTimerTest {
 
     // Mirrors Kafka TimerTaskListTest#testAll (cancelling every task empties every list). Here a cancelled node leaves
     // its list when the worker reaches its bucket (or in a sweep, once cancels are many): each bucket is emptied at
-    // its deadline and nothing fires.
+    // its deadline and nothing fires. Where each node waits when it is cancelled depends on the threads: one handed
+    // over while the worker was already parked until 10 ms (a later deadline does not wake it) is still in the hand-off
+    // queue, and the 10 ms wake-up drops it there with the 10 ms bucket's four. So at 10 ms at least those four are
+    // gone and the rest wait; at 12 ms all ten are.
     @Test
     void cancel_tasksInSeveralBuckets_eachBucketEmptiedWhenReached_nothingFires() {
         timer = builder().build();
@@ -266,8 +269,9 @@ class HashedWheelTimerConformanceTest extends AbstractManualClockTimerTest {
         // The cancels do not wake the worker: it still waits for the first (cancelled) deadline.
         assertEquals(TimeUnit.MILLISECONDS.toNanos(10), workerParkedUntil());
         clock.advance(Duration.ofMillis(10));
-        assertEquals(4, timer.stats().cancelled(), "the 10 ms bucket emptied");
-        assertEquals(6, timer.stats().pending());
+        long dropped = timer.stats().cancelled();
+        assertTrue(dropped >= 4, "the 10 ms bucket emptied: " + dropped);
+        assertEquals(10 - dropped, timer.stats().pending(), "the others wait for their buckets");
         clock.advance(Duration.ofMillis(2));
         assertEquals(Long.MAX_VALUE, workerParkedUntil(), "nothing left to wait for");
         assertEquals(10, timer.stats().cancelled());
