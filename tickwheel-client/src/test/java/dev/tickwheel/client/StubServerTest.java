@@ -61,7 +61,7 @@ class StubServerTest {
         answers.put("/api/instances/384030933407236096", new Answer(200, """
                 {"id": "384030933407236096", "jobId": "7", "jobName": "j", "key": null, "status": "PAUSED",
                  "expectedTriggerTime": "2030-01-31T12:00:00Z", "attempt": 1, "shard": 3, "params": {"a": [1]},
-                 "priority": "high", "labels": {"team": "ops"},
+                 "tier": "high", "labels": {"team": "ops"},
                  "attempts": [{"attempt": 1, "outcome": "SUCCEEDED", "node": 0, "region": "eu"},
                               {"attempt": 2, "outcome": "THROTTLED"}]}"""));
 
