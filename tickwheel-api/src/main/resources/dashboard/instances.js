@@ -1,5 +1,6 @@
 // #/instances?jobId=&status=&from=&to=&cursor= (history, latest first, filters kept in the hash so that a link
-// reproduces the view) and #/instances/<id> (every field, the attempts, the error, and Cancel while WAITING).
+// reproduces the view; "rerun matching" reruns the finished ones the filters match, after a confirmation that states
+// how many) and #/instances/<id> (every field, the attempts, the error, Cancel while WAITING, Rerun once finished).
 'use strict';
 
 import { el, fill, timeEl, durationText, statusEl, jsonText, toLocalInput, fromLocalInput } from './dom.js';
@@ -132,7 +133,7 @@ export async function renderHistory(ctx, query) {
   fill(ctx.root,
     el('div', { class: 'toolbar' }, el('h2', {}, 'Instance history'),
       el('span', { class: 'muted' }, cursor ? 'older page' : 'latest first, refreshed every ' + REFRESH_MS / 1000 + ' s')),
-    form, problem,
+    form, bulkRerun(filters), problem,
     el('table', { id: 'instances' },
       el('thead', {}, el('tr', {}, ['id', 'job', 'status', 'expected', 'actual', 'lateness', 'attempt', 'node']
         .map((h) => el('th', {}, h)))),
@@ -183,6 +184,42 @@ function attemptsTable(attempts) {
       : el('tr', { class: 'empty' }, el('td', { colspan: 8 }, 'Not claimed yet.'))));
 }
 
+/**
+ * "Rerun matching…": counts (a dry run) the finished instances the applied filters match, asks to confirm with the
+ * count, then reruns them (each once: an instance rerun before is not rerun again).
+ */
+function bulkRerun(filters) {
+  const body = {};
+  if (filters.jobId) body.jobId = filters.jobId;
+  if (filters.status) body.status = filters.status;
+  if (filters.from) body.from = filters.from;
+  if (filters.to) body.to = filters.to;
+  const box = el('div', { class: 'rerun-box' });
+  const failed = (reply) => notify('rerun: ' + messageOf(reply), 'error');
+  const start = () => fill(box, el('button', { type: 'button', class: 'rerun-matching', onclick: ask },
+    'rerun matching…'));
+  async function ask() {
+    if (filters.key) {
+      notify('rerun: a key names one instance; rerun it from its page', 'error');
+      return;
+    }
+    const dry = await call('POST', '/api/instances/rerun', { ...body, dryRun: true });
+    if (!dry.ok) { failed(dry); return; }
+    const count = dry.body.matched + (dry.body.more ? '+' : '');
+    fill(box,
+      el('button', { type: 'button', class: 'confirm-rerun danger', onclick: async () => {
+        const reply = await call('POST', '/api/instances/rerun', body);
+        if (!reply.ok) { failed(reply); start(); return; }
+        notify(reply.body.created + ' rerun(s) created of ' + reply.body.matched + ' finished instance(s) matched'
+          + (reply.body.more ? '; more remain: rerun matching again' : ''), 'ok');
+        start();
+      } }, 'rerun ' + count + ' finished instance(s)?'),
+      el('button', { type: 'button', class: 'keep', onclick: start }, 'keep'));
+  }
+  start();
+  return box;
+}
+
 export async function renderInstance(ctx, query, id) {
   const path = '/api/instances/' + encodeURIComponent(id);
   let shown = null;
@@ -197,6 +234,18 @@ export async function renderInstance(ctx, query, id) {
     await load();
   }
 
+  async function rerun(button) {
+    button.disabled = true;
+    const reply = await call('POST', path + '/rerun');
+    button.disabled = false;
+    if (reply.ok) {
+      go(instanceHash(reply.body.instanceId), { message: (reply.body.created ? 'rerun of ' : 'the rerun made before of ')
+        + 'instance ' + id });
+    } else {
+      notify('rerun: ' + messageOf(reply), 'error');
+    }
+  }
+
   function draw(i) {
     const lateness = latenessOf(i);
     const job = el('span', {});
@@ -207,6 +256,8 @@ export async function renderInstance(ctx, query, id) {
         el('h2', {}, 'Instance ', el('span', { id: 'instance-id' }, i.id), ' ', el('span', { id: 'instance-status' }, statusEl(i.status))),
         i.status === 'WAITING' ? el('button', { type: 'button', id: 'cancel-instance', class: 'danger',
           onclick: (e) => cancel(e.currentTarget) }, 'Cancel') : null,
+        UNFINISHED.has(i.status) ? null : el('button', { type: 'button', id: 'rerun-instance',
+          onclick: (e) => rerun(e.currentTarget) }, 'Rerun'),
         el('a', { class: 'button', href: withQuery('#/instances', { jobId: i.jobId }) }, 'history of this job')),
       el('dl', { class: 'fields' },
         el('dt', {}, 'job'), el('dd', { class: 'job' }, el('a', { href: '#/jobs/' + encodeURIComponent(i.jobId) }, job), ' ',
@@ -214,6 +265,8 @@ export async function renderInstance(ctx, query, id) {
         el('dt', {}, 'status'), el('dd', {}, i.status),
         el('dt', {}, 'key'), el('dd', { class: 'key' }, i.key == null ? '—' : i.key),
         el('dt', {}, 'priority'), el('dd', { class: 'priority' }, i.priority == null ? 'the job\'s' : i.priority),
+        el('dt', {}, 'rerun of'), el('dd', { class: 'rerun-of' }, i.rerunOf == null ? '—'
+          : el('a', { href: instanceHash(i.rerunOf) }, i.rerunOf)),
         el('dt', {}, 'scheduled'), el('dd', {}, i.scheduledTriggerTime ? timeEl(i.scheduledTriggerTime) : 'on demand (run now)'),
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),
         el('dt', {}, 'actual'), el('dd', { class: 'actual' }, timeEl(i.actualTriggerTime)),

@@ -6,8 +6,11 @@ import dev.tickwheel.client.model.CancelResult;
 import dev.tickwheel.client.model.Instance;
 import dev.tickwheel.client.model.InstanceQuery;
 import dev.tickwheel.client.model.Page;
+import dev.tickwheel.client.model.RerunAllResult;
+import dev.tickwheel.client.model.RerunFilter;
 import dev.tickwheel.client.model.RescheduleRequest;
 import dev.tickwheel.client.model.RescheduleResult;
+import dev.tickwheel.client.model.RunResult;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code /api/instances} operations of a {@link TickwheelClient}: read one with its attempts, list the history,
- * cancel one or many, reschedule. Each has a sync form and an {@code …Async} form. Reads and cancels are retried, a
+ * cancel one or many, reschedule, rerun one or many. Each has a sync form and an {@code …Async} form. Reads and cancels are retried, a
  * reschedule if it names an instant (see {@link TickwheelClient}).
  *
  * <p>Thread-safe.
@@ -34,6 +37,8 @@ public final class Instances {
     private final ObjectReader cancelReader;
     private final ObjectReader cancelsReader;
     private final ObjectReader rescheduleReader;
+    private final ObjectReader runReader;
+    private final ObjectReader rerunAllReader;
 
     Instances(ApiTransport transport, ObjectMapper json) {
         this.transport = transport;
@@ -44,6 +49,8 @@ public final class Instances {
         this.cancelReader = json.readerFor(CancelResult.class);
         this.cancelsReader = json.readerFor(CancelsAnswer.class);
         this.rescheduleReader = json.readerFor(RescheduleResult.class);
+        this.runReader = json.readerFor(RunResult.class);
+        this.rerunAllReader = json.readerFor(RerunAllResult.class);
     }
 
     /** {@code GET /api/instances/{id}}: one instance with its attempts. @throws NotFoundException if unknown */
@@ -131,6 +138,49 @@ public final class Instances {
     private ApiCall<RescheduleResult> rescheduleCall(long instanceId, RescheduleRequest when) {
         return new ApiCall<>("POST", "/api/instances/" + instanceId + "/reschedule", body(when), when.absolute(),
                 Set.of(200), rescheduleReader);
+    }
+
+    /**
+     * {@code POST /api/instances/{id}/rerun}: runs a finished instance again (same job, params and priority, due now;
+     * the rerun's {@code rerunOf} names it). Retried: the rerun's key is {@code rerun-of-<id>}, so a repeat answers
+     * the first rerun ({@link RunResult#created()} false).
+     *
+     * @throws ConflictException the instance is not finished (not_finished)
+     * @throws NotFoundException if there is no such instance, or its job was deleted
+     */
+    public RunResult rerun(long instanceId) {
+        return transport.call(rerunCall(instanceId, null));
+    }
+
+    /** As {@link #rerun(long)} under the caller's {@code key} (another key makes another rerun). Retried. */
+    public RunResult rerun(long instanceId, String key) {
+        return transport.call(rerunCall(instanceId, key));
+    }
+
+    public CompletableFuture<RunResult> rerunAsync(long instanceId) {
+        return transport.send(rerunCall(instanceId, null));
+    }
+
+    private ApiCall<RunResult> rerunCall(long instanceId, String key) {
+        return new ApiCall<>("POST", "/api/instances/" + instanceId + "/rerun",
+                key == null ? null : body(Map.of("key", key)), true, Set.of(200, 201), runReader);
+    }
+
+    /**
+     * {@code POST /api/instances/rerun}: reruns every finished instance the filter matches, each once (its key is
+     * {@code rerun-of-<id>}), at most 10 000 a call ({@link RerunAllResult#more()}: call again). Retried, for that
+     * reason.
+     */
+    public RerunAllResult rerunAll(RerunFilter filter) {
+        return transport.call(rerunAllCall(filter));
+    }
+
+    public CompletableFuture<RerunAllResult> rerunAllAsync(RerunFilter filter) {
+        return transport.send(rerunAllCall(filter));
+    }
+
+    private ApiCall<RerunAllResult> rerunAllCall(RerunFilter filter) {
+        return new ApiCall<>("POST", "/api/instances/rerun", body(filter), true, Set.of(200), rerunAllReader);
     }
 
     private byte[] body(Object value) {

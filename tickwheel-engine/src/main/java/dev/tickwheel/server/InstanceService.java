@@ -9,6 +9,8 @@ import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.RunWrite;
+import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.store.InstanceFilter;
 import dev.tickwheel.server.store.InstanceStore;
@@ -22,6 +24,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
@@ -31,6 +34,13 @@ import java.util.Optional;
  */
 public final class InstanceService implements AutoCloseable {
 
+    /** Most instances one {@link #rerunAll} call creates; a call that stops there says so ({@link RerunAll#more}). */
+    public static final int MAX_RERUNS_PER_CALL = 10_000;
+    /** Most matches one dry run of {@link #rerunAll} counts. */
+    public static final int MAX_RERUN_MATCHES_COUNTED = 1_000_000;
+    /** The key a rerun gets when its caller gives none: one rerun per instance, however often the call is repeated. */
+    static final String RERUN_KEY_PREFIX = "rerun-of-";
+    private static final int RERUN_PAGE = 1_000;
     /** Most instances one {@link #cancelAll} call cancels (one transaction). */
     public static final int MAX_CANCELS_PER_CALL = 1_000;
     /** Transactions cancelling single instances at once (group commit). */
@@ -39,6 +49,7 @@ public final class InstanceService implements AutoCloseable {
     private final InstanceStore instances;
     private final JobStore jobs;
     private final ShardOwner owner;
+    private final SnowflakeIdGenerator ids;
     private final Clock clock;
     /** The longest a single cancel waits for its group commit. */
     private final Duration storeTimeout;
@@ -51,8 +62,9 @@ public final class InstanceService implements AutoCloseable {
     private record CancelTarget(long instanceId, long jobId, String key) {
     }
 
-    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, Clock clock, Duration storeTimeout,
-                    AfterWrite afterWrite) {
+    InstanceService(InstanceStore instances, JobStore jobs, ShardOwner owner, SnowflakeIdGenerator ids, Clock clock,
+                    Duration storeTimeout, AfterWrite afterWrite) {
+        this.ids = ids;
         this.afterWrite = afterWrite;
         this.instances = instances;
         this.jobs = jobs;
@@ -192,6 +204,98 @@ public final class InstanceService implements AutoCloseable {
     /** The instance of job {@code jobId} that the caller's {@code key} names, if stored. */
     public Optional<Instance> findByKey(long jobId, String key) {
         return instances.findByKey(jobId, key);
+    }
+
+    /**
+     * Runs a finished instance again: a new instance of its job, due now, with its params and its own priority, that
+     * names it ({@link Instance#rerunOf()}). Safe to repeat: the rerun is a run with a key, {@code key} or, without one,
+     * {@code rerun-of-<instanceId>}, so a second call answers the rerun the first made ({@link RunWrite#created()}
+     * false); to run it once more, rerun the rerun.
+     *
+     * @throws NoSuchElementException   if the instance does not exist, or its job no longer does (nothing is written)
+     * @throws IllegalStateException    if the instance is not finished (WAITING or DISPATCHING)
+     * @throws IllegalArgumentException if the key is not a valid run key
+     */
+    public RunWrite rerun(long instanceId, String key) {
+        Instance original = instances.get(instanceId)
+                .orElseThrow(() -> new NoSuchElementException("instance " + instanceId + " does not exist"));
+        if (!original.status().successors().isEmpty()) {
+            throw new IllegalStateException("instance " + instanceId + " is " + original.status()
+                    + ": only a finished instance (SUCCEEDED, FAILED, INTERRUPTED or CANCELLED) is rerun");
+        }
+        NewInstance rerun = rerunOf(original, key == null ? RERUN_KEY_PREFIX + instanceId : key, clock.instant());
+        RunWrite written = instances.insertRuns(List.of(rerun)).get(0);
+        if (written.outcome() == RunWrite.Outcome.NO_JOB) {
+            throw new NoSuchElementException("job " + original.jobId() + " of instance " + instanceId
+                    + " no longer exists");
+        }
+        if (written.created()) {
+            afterWrite.then(() -> owner.stored(written.instance()));
+        }
+        return written;
+    }
+
+    /** What {@link #rerunAll} did: the finished instances it matched, the reruns it made, and whether it stopped short. */
+    public record RerunAll(long matched, long created, boolean more) {
+    }
+
+    /**
+     * {@link #rerun} for every finished instance that matches, newest first, each with the key
+     * {@code rerun-of-<instanceId>} (so an instance already rerun, by this or an earlier call, is matched and not
+     * rerun again, and repeating a call is safe). A call makes at most {@value #MAX_RERUNS_PER_CALL} reruns, in
+     * transactions of up to {@value #RERUN_PAGE}; one that stops there answers {@code more}: call again for the rest. A
+     * dry run writes nothing and counts the matches (up to {@value #MAX_RERUN_MATCHES_COUNTED}, then {@code more}).
+     * Instances of a job deleted meanwhile are matched and not rerun.
+     *
+     * @param status only instances in this final status, or null for every final one
+     * @throws IllegalArgumentException if {@code status} is not a final status, or {@code from} is after {@code to}
+     */
+    public RerunAll rerunAll(Long jobId, InstanceStatus status, Instant from, Instant to, boolean dryRun) {
+        if (status != null && !status.successors().isEmpty()) {
+            throw new IllegalArgumentException("status must be a final status (SUCCEEDED, FAILED, INTERRUPTED or"
+                    + " CANCELLED): " + status);
+        }
+        long matched = 0;
+        long created = 0;
+        Long before = null;
+        Instant now = clock.instant();
+        List<Instance> stored = new ArrayList<>();
+        while (true) {
+            Page<Instance, Long> page = list(jobId, status, from, to, before, RERUN_PAGE);
+            List<NewInstance> reruns = new ArrayList<>();
+            boolean stopped = false;
+            for (Instance instance : page.items()) {
+                if (dryRun ? matched >= MAX_RERUN_MATCHES_COUNTED : created + reruns.size() >= MAX_RERUNS_PER_CALL) {
+                    stopped = true;
+                    break;
+                }
+                before = instance.id();
+                if (instance.status().successors().isEmpty()) {
+                    matched++;
+                    if (!dryRun) {
+                        reruns.add(rerunOf(instance, RERUN_KEY_PREFIX + instance.id(), now));
+                    }
+                }
+            }
+            if (!reruns.isEmpty()) {
+                for (RunWrite written : instances.insertRuns(reruns)) {
+                    if (written.created()) {
+                        created++;
+                        stored.add(written.instance());
+                    }
+                }
+            }
+            if (stopped || page.nextCursor().isEmpty()) {
+                afterWrite.then(() -> stored.forEach(owner::stored));
+                // An instance already rerun takes no room in the cap: a call that stopped there may find nothing left.
+                return new RerunAll(matched, created, stopped);
+            }
+        }
+    }
+
+    private NewInstance rerunOf(Instance original, String key, Instant due) {
+        return new NewInstance(ids.nextId(), original.jobId(), due, original.params(), key, null,
+                original.priority(), original.id());
     }
 
     /** The instance with its attempts, oldest first (see {@link InstanceHistory}), if stored. */

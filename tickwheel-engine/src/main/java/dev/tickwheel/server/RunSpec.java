@@ -61,7 +61,7 @@ public record RunSpec(String key, Long delayMs, Instant at, String params, Integ
      * @throws IllegalArgumentException if {@code at} is more than {@link JobService#MAX_RUN_DELAY_MS} after {@code now}
      */
     NewInstance instance(long id, long jobId, Instant now) {
-        return new NewInstance(id, jobId, dueAt(now), params, key, null, priority);
+        return new NewInstance(id, jobId, dueAt(now), params, key, null, priority, null);
     }
 
     /**

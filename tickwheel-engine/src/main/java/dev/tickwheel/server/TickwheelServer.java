@@ -306,8 +306,8 @@ public final class TickwheelServer implements AutoCloseable {
                     config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
             calendarService = new CalendarService(stores.calendars(), config.clock());
             poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);
-            instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, config.clock(),
-                    config.storeTimeout(), afterWrite);
+            instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, ids,
+                    config.clock(), config.storeTimeout(), afterWrite);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}, store timeout {}",
                     stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),

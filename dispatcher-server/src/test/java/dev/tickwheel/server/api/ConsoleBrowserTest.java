@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.server.Await;
 import dev.tickwheel.server.app.TickwheelApplication;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -207,6 +209,28 @@ class ConsoleBrowserTest {
             assertEquals(2, attemptErrors.size(), attemptErrors.toString());
             assertTrue(attemptErrors.stream().allMatch(e -> e.contains("answered HTTP 500")), attemptErrors.toString());
             assertEquals("2", console.text("dd.attempt"));
+
+            // Rerun from its page: the rerun's page opens, linked to the original.
+            console.click("#rerun-instance");
+            console.until(() -> "the rerun's page opens", b -> !console.hash().equals("#/instances/" + instanceId));
+            console.awaitReady();
+            console.awaitTextContaining("#message", "rerun of instance " + instanceId);
+            assertEquals(instanceId, console.text("dd.rerun-of"));
+            String rerunId = console.text("#instance-id");
+            assertEquals(instanceId, api.get("/api/instances/" + rerunId).json().get("rerunOf").asText());
+
+            // Rerun matching: a second failed run, then the job's failed instances, after a confirmation with the count.
+            String second = api.post("/api/jobs/" + jobId + "/run", "{}").json().get("instanceId").asText();
+            Await.until(() -> "the rerun and the second run failed", Duration.ofSeconds(30), () -> List.of(rerunId, second).stream()
+                    .allMatch(id -> api.get("/api/instances/" + id).json().get("status").asText().equals("FAILED")));
+            console.load("#/instances?jobId=" + jobId + "&status=FAILED");
+            console.awaitReady();
+            console.click("button.rerun-matching");
+            console.awaitTextContaining("button.confirm-rerun", "rerun 3 finished instance(s)?");
+            assertEquals(3, api.get("/api/instances?jobId=" + jobId).json().get("items").size(),
+                    "nothing is rerun before the confirmation");
+            console.click("button.confirm-rerun");
+            console.awaitTextContaining("#message", "2 rerun(s) created of 3 finished instance(s) matched");
         }
     }
 

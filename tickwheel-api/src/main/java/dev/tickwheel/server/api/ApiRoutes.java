@@ -62,9 +62,11 @@ public final class ApiRoutes {
         add("POST", "/api/jobs/{id}/runs/{key}/reschedule", instances::rescheduleByKey);
         add("GET", "/api/instances", instances::list);
         add("POST", "/api/instances/cancel", instances::cancelAll);
+        add("POST", "/api/instances/rerun", instances::rerunAll);
         add("GET", "/api/instances/{id}", instances::get);
         add("POST", "/api/instances/{id}/cancel", instances::cancel);
         add("POST", "/api/instances/{id}/reschedule", instances::reschedule);
+        add("POST", "/api/instances/{id}/rerun", instances::rerun);
         add("POST", "/api/calendars", calendars::create);
         add("GET", "/api/calendars", calendars::list);
         add("GET", "/api/calendars/{name}", calendars::get);

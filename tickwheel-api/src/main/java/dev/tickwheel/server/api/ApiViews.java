@@ -7,11 +7,13 @@ import dev.tickwheel.server.api.dto.AttemptResponse;
 import dev.tickwheel.server.api.dto.InstanceResponse;
 import dev.tickwheel.server.api.dto.JobResponse;
 import dev.tickwheel.server.api.dto.RetryBody;
+import dev.tickwheel.server.api.dto.RunResponse;
 import dev.tickwheel.server.api.dto.ScheduleBody;
 import dev.tickwheel.server.api.dto.TargetBody;
 import dev.tickwheel.server.instance.Attempt;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.TargetType;
@@ -50,6 +52,13 @@ final class ApiViews {
                 job.delivery().pool());
     }
 
+    /** A run as written: created, or the existing instance its key names. */
+    static RunResponse run(RunWrite written) {
+        Instance instance = written.instance();
+        return new RunResponse(Long.toString(instance.id()), instance.expectedTriggerTime(), instance.key(),
+                written.created(), instance.status().name());
+    }
+
     /** The policy in the form it was given: a list of delays, or a curve. */
     static RetryBody retry(RetryPolicy policy) {
         String jitter = policy.jitter().name();
@@ -76,7 +85,8 @@ final class ApiViews {
                 instance.actualTriggerTime(), instance.latenessMs(), instance.attempt(), instance.error(),
                 params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),
-                instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority());
+                instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority(),
+                instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()));
     }
 
     private static AttemptResponse attempt(Attempt attempt) {

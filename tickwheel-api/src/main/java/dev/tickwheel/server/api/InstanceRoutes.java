@@ -5,6 +5,9 @@ import dev.tickwheel.server.RunSpec;
 import dev.tickwheel.server.api.dto.CancelAllRequest;
 import dev.tickwheel.server.api.dto.CancelAllResponse;
 import dev.tickwheel.server.api.dto.CancelResponse;
+import dev.tickwheel.server.api.dto.RerunAllRequest;
+import dev.tickwheel.server.api.dto.RerunAllResponse;
+import dev.tickwheel.server.api.dto.RerunRequest;
 import dev.tickwheel.server.api.dto.RescheduleRequest;
 import dev.tickwheel.server.api.dto.RescheduleResponse;
 import dev.tickwheel.server.api.dto.PageResponse;
@@ -15,10 +18,12 @@ import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.RunKeys;
+import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.store.Page;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
 
 /**
@@ -140,6 +145,56 @@ final class InstanceRoutes {
         }
         List<CancelResult> results = instances.cancelAll(request.ids());
         ctx.json(new CancelAllResponse(results.stream().map(InstanceRoutes::cancelResponse).toList()));
+    }
+
+    /**
+     * A finished instance run again: 201 with {@code "created": true}, or 200 with {@code "created": false} when the
+     * rerun's key (by default {@code rerun-of-<id>}) names one already; 404 unknown; 409 {@code not_finished}.
+     */
+    void rerun(ApiExchange ctx) {
+        long id = instanceId(ctx);
+        RerunRequest request = bodies.read(ctx, RerunRequest.class, false);
+        String key = request == null ? null : request.key();
+        if (key != null && RunKeys.problem(key) != null) {
+            throw ApiException.badField("invalid_field", "key", RunKeys.problem(key));
+        }
+        RunWrite written;
+        try {
+            written = instances.rerun(id, key);
+        } catch (NoSuchElementException e) {
+            throw ApiException.notFound(e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new ApiException(409, "not_finished", e.getMessage());
+        }
+        ctx.status(written.created() ? 201 : 200).header("Location", "/api/instances/" + written.instance().id())
+                .json(ApiViews.run(written));
+    }
+
+    /** Every finished instance that matches, rerun (or counted, for a dry run); always 200 with the counts. */
+    void rerunAll(ApiExchange ctx) {
+        RerunAllRequest read = bodies.read(ctx, RerunAllRequest.class, false);
+        RerunAllRequest request = read == null ? new RerunAllRequest(null, null, null, null, null) : read;
+        if (request.jobId() != null && request.jobId() <= 0) {
+            throw ApiException.invalidField("jobId", request.jobId(), "must be a positive job ID");
+        }
+        InstanceStatus status = null;
+        if (request.status() != null) {
+            try {
+                status = InstanceStatus.valueOf(request.status());
+            } catch (IllegalArgumentException e) {
+                status = InstanceStatus.WAITING; // refused below, with the final statuses named
+            }
+            if (!status.successors().isEmpty()) {
+                throw ApiException.invalidField("status", request.status(), "must be a final status: SUCCEEDED,"
+                        + " FAILED, INTERRUPTED or CANCELLED");
+            }
+        }
+        if (request.from() != null && request.to() != null && request.from().isAfter(request.to())) {
+            throw ApiException.invalidField("from", request.from().toString(), "must not be after 'to'");
+        }
+        InstanceService.RerunAll done = instances.rerunAll(request.jobId(), status, request.from(), request.to(),
+                Boolean.TRUE.equals(request.dryRun()));
+        ctx.json(new RerunAllResponse(done.matched(), done.created(), done.more()));
     }
 
     /** The instance {@code {key}} names among job {@code {id}}'s, as {@link #get} shows it. */

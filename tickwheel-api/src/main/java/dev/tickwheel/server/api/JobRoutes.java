@@ -6,7 +6,6 @@ import dev.tickwheel.server.api.dto.JobRequest;
 import dev.tickwheel.server.api.dto.JobResponse;
 import dev.tickwheel.server.api.dto.PageResponse;
 import dev.tickwheel.server.api.dto.RunRequest;
-import dev.tickwheel.server.api.dto.RunResponse;
 import dev.tickwheel.server.api.dto.RunsRequest;
 import dev.tickwheel.server.api.dto.RunsResponse;
 import dev.tickwheel.server.instance.Instance;
@@ -105,7 +104,7 @@ final class JobRoutes {
         }
         Instance instance = written.instance();
         ctx.status(written.created() ? 201 : 200).header("Location", "/api/instances/" + instance.id())
-                .json(runResponse(written));
+                .json(ApiViews.run(written));
     }
 
     /** Up to 1 000 runs in one transaction; a bad item is a 400 naming its index, and nothing is written. */
@@ -135,7 +134,7 @@ final class JobRoutes {
         } catch (NoSuchElementException e) {
             throw notFound(id);
         }
-        ctx.json(new RunsResponse(written.stream().map(JobRoutes::runResponse).toList()));
+        ctx.json(new RunsResponse(written.stream().map(ApiViews::run).toList()));
     }
 
     private static RunSpec runSpec(RunRequest request, String prefix) {
@@ -154,11 +153,6 @@ final class JobRoutes {
         return RunTimes.spec(request.key(), delayMs, request.at(), request.params(), request.priority(), prefix);
     }
 
-    private static RunResponse runResponse(RunWrite written) {
-        Instance instance = written.instance();
-        return new RunResponse(Long.toString(instance.id()), instance.expectedTriggerTime(), instance.key(),
-                written.created(), instance.status().name());
-    }
 
     private static long jobId(ApiExchange ctx) {
         return RequestIds.pathId(ctx.pathParam("id"));

@@ -28,12 +28,13 @@ import java.util.List;
  * @param claimEpoch           the shard lease epoch of that claim, or null
  * @param attempts             its attempts, oldest first; only when one instance is read (empty in pages)
  * @param priority             its own priority (a run's), or null for its job's
+ * @param rerunOf              the instance this one reruns, or null
  */
 public record Instance(long id, long jobId, String jobName, String key, InstanceStatus status,
                        Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime,
                        Long latenessMs, int attempt, String error, JsonNode params, Instant createdAt,
                        Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts,
-                       Integer priority) {
+                       Integer priority, Long rerunOf) {
 
     public Instance {
         attempts = attempts == null ? List.of() : List.copyOf(attempts);

@@ -35,6 +35,7 @@ import java.util.Objects;
  * @param key                  the caller's key of an on-demand run (unique per job while the instance is kept), or
  *                             null
  * @param priority             its own priority (an on-demand run's, 0..9), or null for its job's
+ * @param rerunOf              the instance this one reruns, or null
  */
 public record Instance(
         long id,
@@ -53,7 +54,8 @@ public record Instance(
         int claimNode,
         long claimEpoch,
         String key,
-        Integer priority) {
+        Integer priority,
+        Long rerunOf) {
 
     public Instance {
         Objects.requireNonNull(status, "status");

@@ -17,18 +17,19 @@ import java.util.Objects;
  * @param scheduledTriggerTime the schedule slot a loader's instance fills when it is not its due time (a jittered
  *                             schedule's trigger time), or null: the slot is the due time
  * @param priority            its own priority (an on-demand run's, 0..9), or null for its job's
+ * @param rerunOf             the finished instance this one reruns, or null
  */
 public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
-                          Instant scheduledTriggerTime, Integer priority) {
+                          Instant scheduledTriggerTime, Integer priority, Long rerunOf) {
 
     /** An instance without a caller's key. */
     public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {
-        this(id, jobId, expectedTriggerTime, params, null, null, null);
+        this(id, jobId, expectedTriggerTime, params, null, null, null, null);
     }
 
     /** A loader's instance of trigger time {@code slot}, due at {@code due} (not before the slot). */
     public static NewInstance scheduled(long id, long jobId, Instant slot, Instant due) {
-        return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot, null);
+        return new NewInstance(id, jobId, due, null, null, due.equals(slot) ? null : slot, null, null);
     }
 
     /** The schedule slot this instance fills if it is a loader's: its trigger time. */

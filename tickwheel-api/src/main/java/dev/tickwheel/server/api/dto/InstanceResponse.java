@@ -30,11 +30,13 @@ import java.util.List;
  * @param claimEpoch           the shard lease epoch of that claim, or null if never claimed
  * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
  * @param priority             its own priority (a run's), or absent: its job's
+ * @param rerunOf              the instance this one reruns, or absent
  */
 public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
                                Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
                                String error, JsonNode params, Instant createdAt, Instant updatedAt, int shard,
                                Integer claimNode, Long claimEpoch,
                                @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) String rerunOf) {
 }

@@ -33,7 +33,7 @@ final class InstanceRowMapper {
 
     /**
      * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long, int)}, into parameters {@code offset + 1}
-     * to {@code offset + 15}: one row of a multi-row insert.
+     * to {@code offset + 16}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
                            int shard) throws SQLException {
@@ -53,6 +53,7 @@ final class InstanceRowMapper {
         ps.setInt(offset + 13, shard);
         JdbcValues.setString(ps, offset + 14, instance.key());
         JdbcValues.setInt(ps, offset + 15, instance.priority());
+        JdbcValues.setLong(ps, offset + 16, instance.rerunOf());
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
@@ -62,7 +63,7 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
-                -1, 0, instance.key(), instance.priority());
+                -1, 0, instance.key(), instance.priority(), instance.rerunOf());
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -84,6 +85,7 @@ final class InstanceRowMapper {
                 rs.getInt("claim_node"),
                 rs.getLong("claim_epoch"),
                 rs.getString("run_key"),
-                JdbcValues.getInt(rs, "priority"));
+                JdbcValues.getInt(rs, "priority"),
+                JdbcValues.getLong(rs, "rerun_of"));
     }
 }

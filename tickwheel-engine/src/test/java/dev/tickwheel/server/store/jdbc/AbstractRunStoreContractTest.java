@@ -151,7 +151,7 @@ abstract class AbstractRunStoreContractTest {
     }
 
     NewInstance run(long jobId, String key, Instant due, String params) {
-        return new NewInstance(nextId(), jobId, due, params, key, null, null);
+        return new NewInstance(nextId(), jobId, due, params, key, null, null, null);
     }
 
     /** Writes one run alone and returns what the store did. */
@@ -513,7 +513,7 @@ abstract class AbstractRunStoreContractTest {
         Job job = insertJob();
         Instance taken = created(job, "taken");
         NewInstance fresh = run(job.id(), "fresh", START, null);
-        NewInstance clash = new NewInstance(taken.id(), job.id(), START, null, "clash", null, null);
+        NewInstance clash = new NewInstance(taken.id(), job.id(), START, null, "clash", null, null, null);
 
         DuplicateIdException e = assertThrows(DuplicateIdException.class,
                 () -> instances.insertRuns(List.of(fresh, clash)));
@@ -672,7 +672,7 @@ abstract class AbstractRunStoreContractTest {
         Job job = insertJob();
         // Ids minted at their creation time, as the server mints them: the purge bounds its range by the id.
         long firstId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
-        RunWrite first = write(new NewInstance(firstId, job.id(), START, null, "once-a-day", null, null));
+        RunWrite first = write(new NewInstance(firstId, job.id(), START, null, "once-a-day", null, null, null));
         assertEquals(RunWrite.Outcome.CREATED, first.outcome());
         clock.advance(Duration.ofMinutes(10));
         assertEquals(CancelOutcome.CANCELLED, instances.cancelAll(List.of(firstId)).get(0).outcome());
@@ -685,7 +685,7 @@ abstract class AbstractRunStoreContractTest {
         assertTrue(instances.get(firstId).isEmpty());
         assertTrue(instances.findByKey(job.id(), "once-a-day").isEmpty(), "the key went with its instance");
         long secondId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
-        RunWrite second = write(new NewInstance(secondId, job.id(), clock.instant(), null, "once-a-day", null, null));
+        RunWrite second = write(new NewInstance(secondId, job.id(), clock.instant(), null, "once-a-day", null, null, null));
         assertEquals(RunWrite.Outcome.CREATED, second.outcome());
         assertEquals(secondId, second.instance().id());
         assertNotEquals(firstId, secondId);

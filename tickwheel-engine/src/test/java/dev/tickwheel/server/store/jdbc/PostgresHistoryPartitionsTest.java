@@ -242,13 +242,13 @@ class PostgresHistoryPartitionsTest {
 
     private RunWrite write(Job job, String key) {
         return instances.insertRuns(List.of(new NewInstance(idAt(clock.instant()), job.id(), clock.instant(), null,
-                key, null, null))).get(0);
+                key, null, null, null))).get(0);
     }
 
     /** A run of {@code job} created now, due at {@code due}; its id. */
     private long run(Job job, String key, Instant due) {
         RunWrite write = instances.insertRuns(List.of(new NewInstance(idAt(clock.instant()), job.id(), due, null,
-                key, null, null))).get(0);
+                key, null, null, null))).get(0);
         assertEquals(RunWrite.Outcome.CREATED, write.outcome());
         return write.instance().id();
     }

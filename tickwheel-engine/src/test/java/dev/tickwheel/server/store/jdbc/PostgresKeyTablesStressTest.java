@@ -122,7 +122,7 @@ class PostgresKeyTablesStressTest {
             String key = "order-" + round;
             Map<Integer, RunWrite> answers = new ConcurrentHashMap<>();
             race(thread -> answers.put(thread, stores.instances().insertRuns(List.of(new NewInstance(newId(),
-                    job.id(), Instant.now(), null, key, null, null))).get(0)));
+                    job.id(), Instant.now(), null, key, null, null, null))).get(0)));
             long created = answers.values().stream().filter(RunWrite::created).count();
             Set<Long> named = new HashSet<>();
             answers.values().forEach(w -> named.add(w.instance().id()));

@@ -81,12 +81,23 @@ class PostgresPartitionMigrationTest {
         }
     }
 
+    /** Columns an instance got after the partitions: its own priority (version 13), the instance it reruns (14). */
+    private static final List<String> LATER_COLUMNS = List.of("priority", "rerun_of");
     /**
-     * An instance's columns at the version before the partitions: the store's read columns without those added later
-     * (an instance's own priority, version 13), which the store before the migration does not have.
+     * An instance's columns at the version before the partitions: the store's read columns without those added later,
+     * which the store before the migration does not have.
      */
     private static final List<String> HISTORY_COLUMNS = InstanceSql.READ_COLUMNS.stream()
-            .filter(column -> !column.equals("priority")).toList();
+            .filter(column -> !LATER_COLUMNS.contains(column)).toList();
+
+    /** The store's statement without the {@link #LATER_COLUMNS} (named with {@code prefix}) an older store lacks. */
+    private static String withoutLaterColumns(String statement, String prefix) {
+        String without = statement;
+        for (String column : LATER_COLUMNS) {
+            without = without.replace(", " + prefix + column + ",", ",");
+        }
+        return without;
+    }
 
     @AfterEach
     void drop() throws SQLException {
@@ -143,7 +154,7 @@ class PostgresPartitionMigrationTest {
         long newId = SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1;
 
         RunWrite again = instances.insertRuns(List.of(new NewInstance(newId, jobOfKeyed, clock.instant(), null,
-                "order-" + keyedId, null, null))).get(0);
+                "order-" + keyedId, null, null, null))).get(0);
         assertEquals(RunWrite.Outcome.EXISTING, again.outcome());
         assertEquals(keyedId, again.instance().id());
         // The first job's slots are its instances' creation + 30 s; its next trigger is the history's end.
@@ -182,7 +193,7 @@ class PostgresPartitionMigrationTest {
         assertTrue(instances.get(keyedId).isEmpty());
         assertEquals(RunWrite.Outcome.CREATED, instances.insertRuns(List.of(new NewInstance(
                 SnowflakeIdGenerator.lowestIdAt(clock.instant()) + 1, jobOfKeyed, clock.instant(), null,
-                "order-" + keyedId, null, null))).get(0).outcome(), "the key went with its instance");
+                "order-" + keyedId, null, null, null))).get(0).outcome(), "the key went with its instance");
     }
 
     // ---------------------------------------------------------------- what is compared
@@ -211,8 +222,8 @@ class PostgresPartitionMigrationTest {
             while (true) {
                 List<Long> rows = new ArrayList<>();
                 // The store's statement without the column this older store lacks (see HISTORY_COLUMNS).
-                try (PreparedStatement ps = c.prepareStatement(InstanceSql.selectLatest(filter.jobId() != null,
-                        filter.status() != null).replace(", priority,", ","))) {
+                try (PreparedStatement ps = c.prepareStatement(withoutLaterColumns(
+                        InstanceSql.selectLatest(filter.jobId() != null, filter.status() != null), ""))) {
                     int i = 1;
                     if (filter.jobId() != null) {
                         ps.setLong(i++, filter.jobId());
@@ -275,7 +286,7 @@ class PostgresPartitionMigrationTest {
         List<List<Object>> all = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(database.jdbcUrl());
                 PreparedStatement ps = c.prepareStatement(
-                        InstanceSql.SELECT_WITH_ATTEMPTS.replace(", i.priority", ""))) {
+                        withoutLaterColumns(InstanceSql.SELECT_WITH_ATTEMPTS, "i."))) {
             for (long x = 100; x <= history.instances(); x += 100) {
                 ps.setLong(1, history.instanceId(x));
                 all.addAll(rows(ps));
