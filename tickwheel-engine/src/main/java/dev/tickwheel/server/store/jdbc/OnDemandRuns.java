@@ -28,8 +28,8 @@ import java.util.TreeSet;
  * <p>A write of N runs is one transaction of three steps: the runs' jobs are locked against deletion and change
  * ({@link SqlDialect#lockAgainstChange()}, ascending ids), so a run never outlives a job deleted meanwhile, and each
  * run is placed by its job's settings as committed ({@link dev.tickwheel.server.job.Job#spreadsInstances()}: its own
- * shard, or its job's; a job update that makes the job need one owner moves the waiting instances it finds, which
- * then include these, see {@code JdbcJobStore#update}); every run
+ * shard, its job's, or its job's pool's; a job update that makes the job need one owner, or changes its pool, moves
+ * the waiting instances it finds, which then include these, see {@code JdbcJobStore#update}); every run
  * whose job exists is inserted with one insert-if-absent on its run key ({@link InsertIfAbsent}: the unique index of
  * {@link RunKeyColumn} on H2, the {@code tw_run_key} table of the partitioned history on PostgreSQL), many rows a
  * statement where the database can say which rows it inserted, in (job, key) order so that overlapping writes cannot
