@@ -68,11 +68,11 @@ public final class EndToEndBenchmark {
             summary.add(EndToEndReport.summarize(db, results));
         }
         System.out.println();
-        System.out.println(EndToEndReport.header(options.instances, options.leadMs, options.spreadMs));
         if (options.pools > 0) {
             System.out.printf("every job in one of %d pools (maxConcurrent %d, no rate)%n", options.pools,
                     EndToEndRun.POOL_MAX_CONCURRENT);
         }
+        System.out.println(EndToEndReport.header(options.instances, options.leadMs, options.spreadMs));
         summary.forEach(System.out::println);
     }
 

@@ -41,8 +41,12 @@ import org.openjdk.jmh.annotations.Threads;
  *
  * <p>Run alone (after {@code mvn -B -q -pl dispatcher-bench -am package -DskipTests}):
  * <pre>
- * java -jar dispatcher-bench/target/benchmarks.jar CallSlotsAdmissionBenchmark -f 3 -wi 3 -w 1 -i 5 -r 1
+ * java -jar dispatcher-bench/target/benchmarks.jar CallSlotsAdmissionBenchmark -f 3 -wi 3 -w 1 -i 5 -r 1 \
+ *     -prof perfnorm:events=task-clock
  * </pre>
+ * The differences are tens of nanoseconds: on a shared machine run one fork of each variant in turn
+ * ({@code -p busy=... -p variant=... -f 1}, several rounds) and compare the CPU time per op ({@code task-clock}, a
+ * software event, so it works without a hardware PMU) beside the wall time; docs/benchmarks.md has the loop.
  *
  * <p>Thread-safe as JMH uses it: {@link Slots} is shared by the benchmark's threads ({@code CallSlots} is
  * thread-safe), {@link Tickets} is confined to one.
