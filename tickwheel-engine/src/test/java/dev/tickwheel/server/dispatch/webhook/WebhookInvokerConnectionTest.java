@@ -194,12 +194,13 @@ class WebhookInvokerConnectionTest {
     private List<String> callInSequence(String url, int count, long gapMs) throws Exception {
         List<String> failures = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            if (i > 0) {
-                Thread.sleep(gapMs); // the idle time under test, not a wait for something to happen
-            }
+            long instanceId = i + 1;
             CompletableFuture<String> outcome = new CompletableFuture<>();
-            invoker.invoke(job(url), context(i + 1, 1), TIMEOUT)
-                    .whenComplete((ok, failure) -> outcome.complete(failure == null ? null : failure.getMessage()));
+            // The receiver's idle close is real time, so the gap is too: the pacer starts the call that long after
+            // the previous one ended.
+            pacer.schedule(() -> invoker.invoke(job(url), context(instanceId, 1), TIMEOUT)
+                    .whenComplete((ok, failure) -> outcome.complete(failure == null ? null : failure.getMessage())),
+                    i == 0 ? 0 : gapMs, TimeUnit.MILLISECONDS);
             String failure = outcome.get(60, TimeUnit.SECONDS);
             if (failure != null) {
                 failures.add(failure);
