@@ -155,8 +155,9 @@ final class InstanceRoutes {
         long id = instanceId(ctx);
         RerunRequest request = bodies.read(ctx, RerunRequest.class, false);
         String key = request == null ? null : request.key();
-        if (key != null && RunKeys.problem(key) != null) {
-            throw ApiException.badField("invalid_field", "key", RunKeys.problem(key));
+        String problem = key == null ? null : RunKeys.problem(key);
+        if (problem != null) {
+            throw ApiException.badField("invalid_field", "key", problem);
         }
         RunWrite written;
         try {
