@@ -281,6 +281,9 @@ export async function renderInstance(ctx, query, id) {
       i.error ? el('pre', { class: 'instance-error' }, i.error) : el('p', { class: 'muted no-error' }, 'none'),
       el('h3', {}, 'Params'),
       i.params == null ? el('p', { class: 'muted' }, 'none') : el('pre', { class: 'params' }, jsonText(i.params)),
+      el('h3', {}, 'Output'),
+      i.output === undefined ? el('p', { class: 'muted no-output' }, 'none')
+        : el('pre', { class: 'instance-output' }, jsonText(i.output)),
       el('h3', {}, 'Attempts'),
       Array.isArray(i.attempts) ? attemptsTable(i.attempts)
         : el('p', { class: 'muted' }, 'this server does not report attempts one by one'));

@@ -64,7 +64,9 @@ class UnusedCodeTest {
             // Jobs declared in code, and finding a declared job's id: the Spring Boot starter's lifecycle and the
             // applications using it call these (tickwheel-spring-boot-starter is not imported here).
             "dev.tickwheel.server.JobService#declare",
-            "dev.tickwheel.server.JobService#findByName");
+            "dev.tickwheel.server.JobService#findByName",
+            // An in-process handler's output: the application's handlers set it.
+            "dev.tickwheel.server.dispatch.JobContext#setOutput");
 
     /**
      * Members main code does not call but that are there on purpose, each with its reason: API that callers of a

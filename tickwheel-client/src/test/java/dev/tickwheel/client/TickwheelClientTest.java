@@ -293,6 +293,7 @@ class TickwheelClientTest {
         assertEquals(AttemptOutcome.SUCCEEDED, done.attempts().get(0).outcome());
         assertNotNull(done.actualTriggerTime());
         assertEquals("ops", done.params().get("to").asText());
+        assertEquals(run.instanceId() + "-1", done.output().get("received").asText(), "the webhook's JSON answer");
     }
 
     @Test

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class WebhookReceiver implements AutoCloseable {
 
-    /** One call the receiver got. */
+    /** One call the receiver got. Each is answered {@code {"received": "<its Idempotency-Key>"}}. */
     record Call(String idempotencyKey, String body) {
     }
 
@@ -30,11 +30,14 @@ final class WebhookReceiver implements AutoCloseable {
     WebhookReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
+            String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
             try (InputStream in = exchange.getRequestBody()) {
-                arrived.add(new Call(exchange.getRequestHeaders().getFirst("Idempotency-Key"),
-                        new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+                arrived.add(new Call(key, new String(in.readAllBytes(), StandardCharsets.UTF_8)));
             }
-            exchange.sendResponseHeaders(200, -1);
+            // A JSON answer, which becomes the instance's output.
+            byte[] answer = ("{\"received\": \"" + key + "\"}").getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
             exchange.close();
         });
         server.start();

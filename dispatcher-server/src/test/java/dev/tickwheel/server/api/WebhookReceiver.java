@@ -42,6 +42,13 @@ final class WebhookReceiver implements AutoCloseable {
     private final java.util.concurrent.ScheduledExecutorService answerLater =
             Executors.newSingleThreadScheduledExecutor();
     private volatile CountDownLatch gate = new CountDownLatch(0); // replaced by hold(); read by handler threads
+    /** What a delivery is answered with: status and body, from its JSON body. Replaced by answerWith(). */
+    private volatile java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, Answer> answers =
+            delivery -> new Answer(200, null);
+
+    /** A status and a body (null for none, sent as application/json otherwise). */
+    record Answer(int status, String body) {
+    }
 
     WebhookReceiver() {
         this(java.time.Duration.ZERO, 16);
@@ -60,7 +67,8 @@ final class WebhookReceiver implements AutoCloseable {
         server.setExecutor(Executors.newFixedThreadPool(threads));
         server.createContext("/hook", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
-            String instanceId = JSON.readTree(body).path("instanceId").asText();
+            com.fasterxml.jackson.databind.JsonNode tree = JSON.readTree(body);
+            String instanceId = tree.path("instanceId").asText();
             Map<String, String> headers = new java.util.TreeMap<>();
             exchange.getRequestHeaders().forEach((name, values) ->
                     headers.put(name.toLowerCase(java.util.Locale.ROOT), values.get(0)));
@@ -76,9 +84,17 @@ final class WebhookReceiver implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             // A slow receiver answers later from a scheduler: no thread is held per call.
+            Answer answer = answers.apply(tree);
             answerLater.schedule(() -> {
                 try {
-                    exchange.sendResponseHeaders(200, -1);
+                    if (answer.body() == null) {
+                        exchange.sendResponseHeaders(answer.status(), -1);
+                    } else {
+                        byte[] bytes = answer.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        exchange.getResponseHeaders().set("Content-Type", "application/json");
+                        exchange.sendResponseHeaders(answer.status(), bytes.length);
+                        exchange.getResponseBody().write(bytes);
+                    }
                 } catch (IOException closedByClient) {
                     // the caller gave up (deadline) or was killed
                 }
@@ -90,6 +106,11 @@ final class WebhookReceiver implements AutoCloseable {
 
     String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+    }
+
+    /** Calls from now on are answered with what {@code answer} makes of each call's JSON body. */
+    void answerWith(java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, Answer> answer) {
+        answers = answer;
     }
 
     /** Calls from now on wait until {@link #release()}. */

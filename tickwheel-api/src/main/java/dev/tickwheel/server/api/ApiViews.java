@@ -86,7 +86,7 @@ final class ApiViews {
                 params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),
                 instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority(),
-                instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()));
+                instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()), params(instance.output()));
     }
 
     private static AttemptResponse attempt(Attempt attempt) {
@@ -97,6 +97,7 @@ final class ApiViews {
     }
 
     /** Stored params are JSON text; anything else (written by an embedding application) is shown as a string. */
+    /** Stored JSON text as a tree (params, an output); text that is not JSON (an old run's params) as a string. */
     private JsonNode params(String text) {
         if (text == null) {
             return null;

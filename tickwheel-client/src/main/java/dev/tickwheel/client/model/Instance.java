@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * An instance as the server shows it ({@code GET /api/instances/{id}}, and the items of a page).
  *
- * <p>Immutable (the {@code params} tree must not be changed).
+ * <p>Immutable (the {@code params} and {@code output} trees must not be changed).
  *
  * @param id                   the instance's ID
  * @param jobId                its job's ID
@@ -29,12 +29,13 @@ import java.util.List;
  * @param attempts             its attempts, oldest first; only when one instance is read (empty in pages)
  * @param priority             its own priority (a run's), or null for its job's
  * @param rerunOf              the instance this one reruns, or null
+ * @param output               the JSON its target answered its successful attempt with, or null
  */
 public record Instance(long id, long jobId, String jobName, String key, InstanceStatus status,
                        Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime,
                        Long latenessMs, int attempt, String error, JsonNode params, Instant createdAt,
                        Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts,
-                       Integer priority, Long rerunOf) {
+                       Integer priority, Long rerunOf, JsonNode output) {
 
     public Instance {
         attempts = attempts == null ? List.of() : List.copyOf(attempts);

@@ -128,9 +128,9 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+    public CompletableFuture<String> invoke(Job job, JobContext context, Duration timeout) {
         String name = job.target().value();
-        CompletableFuture<Void> result = new CompletableFuture<>();
+        CompletableFuture<String> result = new CompletableFuture<>();
         JobHandler handler = handlers.get(name);
         AsyncJobHandler asyncHandler = asyncHandlers.get(name);
         if (handler == null && asyncHandler == null) {
@@ -165,7 +165,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     }
 
     /** At the deadline: fail the attempt if it is still running, and interrupt the synchronous handler's thread. */
-    private static void expire(String name, Duration timeout, CompletableFuture<Void> result, Future<?> running) {
+    private static void expire(String name, Duration timeout, CompletableFuture<String> result, Future<?> running) {
         boolean expired = result.completeExceptionally(new TimeoutException("handler '" + name
                 + "' did not finish within " + timeout.toMillis() + " ms"));
         if (expired && running != null) {
@@ -174,10 +174,10 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     }
 
     private static void runHandler(String name, JobHandler handler, JobContext context,
-                                   CompletableFuture<Void> result) {
+                                   CompletableFuture<String> result) {
         try {
             handler.handle(context);
-            result.complete(null);
+            result.complete(context.output());
         } catch (Throwable failure) { // Errors too: the thread must survive and the slot must come back
             result.completeExceptionally(new HandlerFailure(name, failure));
         } finally {
@@ -186,7 +186,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     }
 
     private static void startAsyncHandler(String name, AsyncJobHandler handler, JobContext context,
-                                          CompletableFuture<Void> result) {
+                                          CompletableFuture<String> result) {
         try {
             CompletionStage<?> stage = handler.handle(context);
             if (stage == null) {
@@ -196,7 +196,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
             }
             stage.whenComplete((value, failure) -> {
                 if (failure == null) {
-                    result.complete(null);
+                    result.complete(context.output());
                 } else {
                     result.completeExceptionally(new HandlerFailure(name, unwrap(failure)));
                 }

@@ -471,20 +471,20 @@ public final class InstanceDispatcher implements AutoCloseable {
                 instance.params() != null ? instance.params() : job.params(),
                 instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch(),
                 instance.key());
-        CompletableFuture<Void> call;
+        CompletableFuture<String> call;
         long callStartNanos = System.nanoTime(); // a measurement for metrics only: no fake ticker needed
         try {
             call = targets.invoke(job, context, job.delivery().timeoutOr(defaultTimeout));
         } catch (Throwable failure) { // an invoker must not throw; if one does, the attempt fails, nothing leaks
             call = CompletableFuture.failedFuture(failure);
         }
-        call.whenComplete((ok, failure) -> {
+        call.whenComplete((output, failure) -> {
             // The call is over: the job and the target may take their next call now; the server slot stays until
             // the outcome is written, so DISPATCHING rows never outnumber the server's slots.
             slots.callEnded(admitted.ticket());
             listener.callEnded(job.id(), failure == null, Duration.ofNanos(System.nanoTime() - callStartNanos));
             outcomes.record(new OutcomeRecorder.Outcome(instance, job, admitted.ticket(),
-                    failure == null ? null : InProcessHandlers.unwrap(failure)));
+                    failure == null ? null : InProcessHandlers.unwrap(failure), failure == null ? output : null));
         });
     }
 

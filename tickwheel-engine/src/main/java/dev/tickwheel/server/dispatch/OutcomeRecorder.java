@@ -8,6 +8,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -41,8 +44,11 @@ final class OutcomeRecorder implements AutoCloseable {
     private static final Duration FIRST_PAUSE = Duration.ofMillis(100);
     private static final Duration MAX_PAUSE = Duration.ofSeconds(5);
 
-    /** How one call ended: {@code failure} is null on success. */
-    record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure) {
+    /**
+     * How one call ended: {@code failure} is null on success; {@code output} is the success's output (JSON text), or
+     * null.
+     */
+    record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure, String output) {
     }
 
     /** Decides and writes what a failed attempt becomes (a retry or FAILED); does nothing if the row moved on. */
@@ -92,9 +98,16 @@ final class OutcomeRecorder implements AutoCloseable {
             }
         }
         if (!succeeded.isEmpty()) {
-            List<Long> ids = succeeded.stream().map(o -> o.instance().id()).toList();
-            Set<Long> moved = untilWritten("record " + ids.size() + " successes",
-                    () -> instances.markAllSucceeded(ids));
+            List<Long> ids = succeeded.stream().filter(o -> o.output() == null).map(o -> o.instance().id()).toList();
+            Map<Long, String> outputs = new HashMap<>();
+            succeeded.stream().filter(o -> o.output() != null).forEach(o -> outputs.put(o.instance().id(), o.output()));
+            Set<Long> moved = untilWritten("record " + succeeded.size() + " successes", () -> {
+                Set<Long> both = new HashSet<>(ids.isEmpty() ? Set.of() : instances.markAllSucceeded(ids));
+                if (!outputs.isEmpty()) {
+                    both.addAll(instances.markAllSucceeded(outputs));
+                }
+                return both;
+            });
             Instant now = clock.instant();
             for (Outcome outcome : succeeded) {
                 if (moved == null) {

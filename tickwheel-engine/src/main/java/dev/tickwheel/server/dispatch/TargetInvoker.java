@@ -17,7 +17,8 @@ public interface TargetInvoker {
      * Starts the call.
      *
      * @param timeout the whole call's deadline; the future completes (exceptionally) by then at the latest
-     * @return completes normally on success
+     * @return completes normally on success, with the attempt's output (JSON text, see
+     *         {@link dev.tickwheel.server.instance.InstanceOutput}) or null when it gave none
      */
-    CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout);
+    CompletableFuture<String> invoke(Job job, JobContext context, Duration timeout);
 }

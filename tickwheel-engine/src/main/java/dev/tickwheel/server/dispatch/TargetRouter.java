@@ -40,7 +40,7 @@ public final class TargetRouter implements TargetInvoker {
             com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(10_000).build();
 
     @Override
-    public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+    public CompletableFuture<String> invoke(Job job, JobContext context, Duration timeout) {
         return switch (job.target().type()) {
             case HANDLER -> handlers.invoke(job, context, timeout);
             case WEBHOOK -> webhooks.invoke(job, context, timeout);

@@ -36,6 +36,8 @@ import java.util.Objects;
  *                             null
  * @param priority             its own priority (an on-demand run's, 0..9), or null for its job's
  * @param rerunOf              the instance this one reruns, or null
+ * @param output               the JSON its target answered its successful attempt with (at most
+ *                             {@link #MAX_OUTPUT_LENGTH} characters), or null
  */
 public record Instance(
         long id,
@@ -55,7 +57,11 @@ public record Instance(
         long claimEpoch,
         String key,
         Integer priority,
-        Long rerunOf) {
+        Long rerunOf,
+        String output) {
+
+    /** Longest output kept: 8 KiB of JSON text (a webhook's body is read up to as many bytes). */
+    public static final int MAX_OUTPUT_LENGTH = 8192;
 
     public Instance {
         Objects.requireNonNull(status, "status");

@@ -149,6 +149,15 @@ public interface InstanceStore {
      */
     Set<Long> markAllSucceeded(Collection<Long> instanceIds);
 
+    /**
+     * {@link #markAllSucceeded} for instances that answered with an output: each keeps its own ({@link
+     * Instance#output}, JSON text of at most {@link Instance#MAX_OUTPUT_LENGTH} characters). One transaction.
+     *
+     * @param outputs the output of each instance, by id
+     * @return the ids this call moved to SUCCEEDED
+     */
+    Set<Long> markAllSucceeded(Map<Long, String> outputs);
+
     /** DISPATCHING → FAILED with {@code error}. Returns false if the instance is not dispatching. */
     boolean markFailed(long instanceId, String error);
 

@@ -53,7 +53,11 @@ class InProcessHandlersTest {
                 }
             },
             "quick", ctx -> {
-            }), Map.of("async-never-ends", ctx -> asyncNeverEnds), 4, clock);
+            },
+            "outputs", ctx -> ctx.setOutput(" {\"instance\": " + ctx.instanceId() + "} "),
+            "bad-output", ctx -> ctx.setOutput("{\"unclosed\": ")),
+            Map.of("async-never-ends", ctx -> asyncNeverEnds,
+                    "async-outputs", ctx -> CompletableFuture.runAsync(() -> ctx.setOutput("[1, 2, 3]"))), 4, clock);
 
     @AfterEach
     void close() {
@@ -63,7 +67,7 @@ class InProcessHandlersTest {
 
     @Test
     void syncHandler_stillRunningAtItsDeadline_failsWithTheDeadlineAndItsThreadIsInterrupted() throws Exception {
-        CompletableFuture<Void> call = handlers.invoke(job("blocks"), context(1), DEADLINE);
+        CompletableFuture<String> call = handlers.invoke(job("blocks"), context(1), DEADLINE);
 
         clock.advance(DEADLINE.minusMillis(1));
         assertFalse(call.isDone(), "1 ms before the deadline the call is still running");
@@ -76,8 +80,23 @@ class InProcessHandlersTest {
     }
 
     @Test
+    void handlersThatSetAnOutput_completeWithIt_stripped() throws Exception {
+        assertEquals("{\"instance\": 5}", handlers.invoke(job("outputs"), context(5), DEADLINE).get(10,
+                TimeUnit.SECONDS));
+        assertEquals("[1, 2, 3]", handlers.invoke(job("async-outputs"), context(6), DEADLINE).get(10,
+                TimeUnit.SECONDS), "set on the async handler's own thread, before its stage completed");
+        assertNull(handlers.invoke(job("quick"), context(7), DEADLINE).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void handlerSettingAnOutputThatIsNotJson_failsItsAttemptSayingWhy() throws Exception {
+        Throwable failure = failureOf(handlers.invoke(job("bad-output"), context(8), DEADLINE));
+        assertTrue(failure.getMessage().contains("an output must be exactly one JSON value"), failure.getMessage());
+    }
+
+    @Test
     void asyncHandler_neverCompleting_failsAtItsDeadline() throws Exception {
-        CompletableFuture<Void> call = handlers.invoke(job("async-never-ends"), context(2), DEADLINE);
+        CompletableFuture<String> call = handlers.invoke(job("async-never-ends"), context(2), DEADLINE);
 
         clock.advance(DEADLINE);
         TimeoutException timeout = assertInstanceOf(TimeoutException.class, failureOf(call));
@@ -86,16 +105,16 @@ class InProcessHandlersTest {
 
     @Test
     void handlersEndingFirst_cancelTheirDeadlines_whichNeverFireAndAreReleased() throws Exception {
-        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        List<CompletableFuture<String>> calls = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             calls.add(handlers.invoke(job("quick"), context(100 + i), DEADLINE));
         }
-        for (CompletableFuture<Void> call : calls) {
+        for (CompletableFuture<String> call : calls) {
             assertNull(call.get(10, TimeUnit.SECONDS));
         }
 
         clock.advance(DEADLINE.plusSeconds(1)); // past every deadline: the worker reaches their bucket
-        for (CompletableFuture<Void> call : calls) {
+        for (CompletableFuture<String> call : calls) {
             assertFalse(call.isCompletedExceptionally(), "a cancelled deadline never overrides the outcome");
         }
         TimerStats stats = handlers.deadlineStats();
@@ -107,14 +126,14 @@ class InProcessHandlersTest {
 
     @Test
     void unknownHandler_failsAtOnce_withoutADeadline() {
-        CompletableFuture<Void> call = handlers.invoke(job("nobody"), context(3), DEADLINE);
+        CompletableFuture<String> call = handlers.invoke(job("nobody"), context(3), DEADLINE);
 
         IllegalStateException failure = assertInstanceOf(IllegalStateException.class, failureOf(call));
         assertTrue(failure.getMessage().startsWith("no handler registered under 'nobody'"), failure.getMessage());
         assertEquals(0, handlers.deadlineStats().scheduled());
     }
 
-    private static Throwable failureOf(CompletableFuture<Void> call) {
+    private static Throwable failureOf(CompletableFuture<String> call) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
         return e.getCause();
     }

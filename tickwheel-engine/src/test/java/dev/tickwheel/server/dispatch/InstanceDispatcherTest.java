@@ -53,7 +53,7 @@ class InstanceDispatcherTest {
 
     /** A webhook target that never calls anyone: it records each call and lets the test end it. */
     static final class FakeTarget implements TargetInvoker {
-        record Call(JobContext context, Duration timeout, CompletableFuture<Void> result) {
+        record Call(JobContext context, Duration timeout, CompletableFuture<String> result) {
         }
 
         final List<Call> calls = new CopyOnWriteArrayList<>();
@@ -61,11 +61,11 @@ class InstanceDispatcherTest {
         volatile InstanceStore store;
 
         @Override
-        public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+        public CompletableFuture<String> invoke(Job job, JobContext context, Duration timeout) {
             if (store != null) {
                 store.get(context.instanceId()).ifPresent(row -> rowAtCall.put(context.instanceId(), row));
             }
-            CompletableFuture<Void> result = new CompletableFuture<>();
+            CompletableFuture<String> result = new CompletableFuture<>();
             calls.add(new Call(context, timeout, result));
             return result;
         }
@@ -174,6 +174,23 @@ class InstanceDispatcherTest {
         assertTrue(claimFailuresLeft.get() < 0, "the injected failure happened");
         assertEquals(1, target.calls.size());
         assertEquals(InstanceStatus.DISPATCHING, status(id));
+    }
+
+    @Test
+    void callsEndingWithAndWithoutAnOutput_eachSucceedsWithItsOwn_inOneBatch() {
+        start(100, 100);
+        Job job = webhookJob("outputs.test", DeliveryPolicy.DEFAULT);
+        long withOutput = fireNow(job);
+        long without = fireNow(job);
+        Await.until("both calls", WAIT, () -> target.callOf(withOutput) != null && target.callOf(without) != null);
+
+        target.callOf(withOutput).result().complete("{\"sent\": true}");
+        target.callOf(without).result().complete(null);
+
+        Await.until("both succeeded", WAIT, () -> status(withOutput) == InstanceStatus.SUCCEEDED
+                && status(without) == InstanceStatus.SUCCEEDED);
+        assertEquals("{\"sent\": true}", stores.instances().get(withOutput).orElseThrow().output());
+        assertNull(stores.instances().get(without).orElseThrow().output());
     }
 
     @Test

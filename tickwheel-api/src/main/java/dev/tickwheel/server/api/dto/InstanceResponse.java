@@ -31,6 +31,7 @@ import java.util.List;
  * @param attempts             its attempts, oldest first: only in the answer about one instance (absent in pages)
  * @param priority             its own priority (a run's), or absent: its job's
  * @param rerunOf              the instance this one reruns, or absent
+ * @param output               the JSON its target answered its successful attempt with, or absent
  */
 public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
                                Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
@@ -38,5 +39,6 @@ public record InstanceResponse(String id, String jobId, String jobName, String k
                                Integer claimNode, Long claimEpoch,
                                @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts,
                                @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) String rerunOf) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) String rerunOf,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode output) {
 }

@@ -74,7 +74,7 @@ public final class Alerter implements DispatchListener, AutoCloseable {
     /** Starts one POST: {@link WebhookTransport#postJson}, or a fake in tests. */
     @FunctionalInterface
     interface Poster {
-        CompletableFuture<Void> post(String url, Map<String, String> headers, byte[] body, Duration timeout,
+        CompletableFuture<?> post(String url, Map<String, String> headers, byte[] body, Duration timeout,
                                      String signingSecret);
     }
 
@@ -271,7 +271,7 @@ public final class Alerter implements DispatchListener, AutoCloseable {
 
     /** Runs on the alert thread: starts attempt {@code number} (1 = the first call) of a delivery. */
     private void attempt(Delivery delivery, int number) {
-        CompletableFuture<Void> call;
+        CompletableFuture<?> call;
         try {
             call = poster.post(delivery.destination().url(), delivery.headers(), delivery.body(), callTimeout,
                     delivery.destination().secret());

@@ -3,7 +3,9 @@ package dev.tickwheel.server.dispatch.webhook;
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import dev.tickwheel.server.instance.Instance;
 import org.apache.hc.core5.concurrent.FutureCallback;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.EntityDetails;
@@ -15,7 +17,8 @@ import org.apache.hc.core5.http.protocol.HttpContext;
 
 /**
  * Reads a whole response, keeps its status and the first {@link #KEPT_BODY_BYTES} bytes of its body, and discards the
- * rest as it arrives: memory per call is bounded whatever the target sends.
+ * rest as it arrives: memory per call is bounded whatever the target sends. The buffer grows with what arrives
+ * (from {@value #FIRST_BUFFER_BYTES} bytes), so the usual short or empty answer costs little.
  *
  * <p>The body is drained, not cut off, so that the connection can go back to the pool; the call's deadline bounds
  * how long draining may take. The consumer grants the connection unlimited read capacity
@@ -31,15 +34,19 @@ import org.apache.hc.core5.http.protocol.HttpContext;
  */
 final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookResponse> {
 
-    /** How much of a response body is kept for the error text. */
-    static final int KEPT_BODY_BYTES = 1024;
+    /** How much of a response body is kept: a success's output ({@link Instance#MAX_OUTPUT_LENGTH}), an error's text. */
+    static final int KEPT_BODY_BYTES = Instance.MAX_OUTPUT_LENGTH;
+    private static final int FIRST_BUFFER_BYTES = 256;
 
     // volatile: written by the I/O thread, read by the deadline thread to say which phase stalled.
+    private static final byte[] EMPTY = new byte[0];
+
     private volatile boolean headersReceived;
     private int status;
     private Charset charset = StandardCharsets.UTF_8;
-    private final byte[] kept = new byte[KEPT_BODY_BYTES];
+    private byte[] kept = EMPTY;
     private int keptBytes;
+    private boolean cut;
     // volatile: handed over to releaseResources(), which may run on a cancelling thread.
     private volatile FutureCallback<WebhookResponse> resultCallback;
     private volatile WebhookResponse finished;
@@ -67,7 +74,7 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
         this.headersReceived = true;
         this.resultCallback = resultCallback;
         if (entityDetails == null) {
-            finished = new WebhookResponse(status, "");
+            finished = new WebhookResponse(status, "", true);
         } else {
             charset = charsetOf(entityDetails.getContentType());
         }
@@ -90,15 +97,22 @@ final class CappedResponseConsumer implements AsyncResponseConsumer<WebhookRespo
         }
         int take = Math.min(src.remaining(), KEPT_BODY_BYTES - keptBytes);
         if (take > 0) {
+            if (keptBytes + take > kept.length) {
+                kept = Arrays.copyOf(kept, Math.min(KEPT_BODY_BYTES,
+                        Math.max(keptBytes + take, Math.max(FIRST_BUFFER_BYTES, kept.length * 2))));
+            }
             src.get(kept, keptBytes, take);
             keptBytes += take;
+        }
+        if (src.hasRemaining()) {
+            cut = true;
         }
         src.position(src.limit()); // the rest is dropped, never copied
     }
 
     @Override
     public void streamEnd(List<? extends Header> trailers) {
-        finished = new WebhookResponse(status, new String(kept, 0, keptBytes, charset));
+        finished = new WebhookResponse(status, new String(kept, 0, keptBytes, charset), !cut);
     }
 
     @Override

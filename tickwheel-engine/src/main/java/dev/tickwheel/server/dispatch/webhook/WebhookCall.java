@@ -85,7 +85,7 @@ final class WebhookCall implements Runnable {
         this.requestConfig = requestConfig;
     }
 
-    CompletableFuture<Void> result() {
+    CompletableFuture<String> result() {
         return result;
     }
 
@@ -152,8 +152,15 @@ final class WebhookCall implements Runnable {
         return new BasicRequestProducer(request, new BasicAsyncEntityProducer(body, JSON));
     }
 
-    /** @param failure null for success */
     private void settle(WebhookException failure) {
+        settle(failure, null);
+    }
+
+    /**
+     * @param failure null for success
+     * @param body    on success, the whole response body, or null if it was longer than what is kept
+     */
+    private void settle(WebhookException failure, String body) {
         if (!settled.compareAndSet(false, true)) {
             return;
         }
@@ -166,7 +173,7 @@ final class WebhookCall implements Runnable {
             attempt.cancel();
         }
         if (failure == null) {
-            result.complete(null);
+            result.complete(body);
         } else {
             result.completeExceptionally(failure);
         }
@@ -194,7 +201,11 @@ final class WebhookCall implements Runnable {
 
         @Override
         public void completed(WebhookResponse response) {
-            settle(response.isSuccess() ? null : WebhookFailures.status(url, response));
+            if (response.isSuccess()) {
+                settle(null, response.wholeBody() ? response.bodyPrefix() : null);
+            } else {
+                settle(WebhookFailures.status(url, response));
+            }
         }
 
         @Override
@@ -233,7 +244,7 @@ final class WebhookCall implements Runnable {
     }
 
     /** The caller's future; cancelling it cuts the call off like a deadline would. */
-    private final class CallFuture extends CompletableFuture<Void> {
+    private final class CallFuture extends CompletableFuture<String> {
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
             boolean cancelled = super.cancel(mayInterruptIfRunning);

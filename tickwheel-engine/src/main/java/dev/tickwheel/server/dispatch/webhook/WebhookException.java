@@ -38,7 +38,7 @@ public final class WebhookException extends Exception {
      * @param message      the text to store, naming the URL
      * @param reason       why the call failed
      * @param status       the HTTP status for {@link Reason#HTTP_STATUS}, else 0
-     * @param responseBody the start of the response body (at most 1 KB of it), empty if none
+     * @param responseBody the start of the response body (at most 8 KiB of it), empty if none
      * @param cause        the underlying failure, or null
      */
     public WebhookException(String message, Reason reason, int status, String responseBody, Throwable cause) {
@@ -57,7 +57,7 @@ public final class WebhookException extends Exception {
         return status;
     }
 
-    /** The first kilobyte of the response body, decoded; empty if there was no answer or no body. */
+    /** The first 8 KiB of the response body, decoded; empty if there was no answer or no body. */
     public String responseBody() {
         return responseBody;
     }

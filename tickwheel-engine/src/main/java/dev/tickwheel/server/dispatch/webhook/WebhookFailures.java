@@ -22,7 +22,7 @@ final class WebhookFailures {
     /** Apache's HttpHostConnectException repeats the URL: "Connect to http://h:1 [/10.0.0.1] failed: ...". */
     private static final Pattern CONNECT_TO_PREFIX = Pattern.compile("^Connect to \\S+ (?:\\[[^]]*] )?failed: ");
 
-    /** How much of a non-2xx body goes into the message (the exception keeps up to 1 KB). */
+    /** How much of a non-2xx body goes into the message (the exception keeps up to 8 KiB). */
     static final int BODY_CHARS_IN_MESSAGE = 200;
 
     private WebhookFailures() {

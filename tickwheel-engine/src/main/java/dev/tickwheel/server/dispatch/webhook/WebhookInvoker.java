@@ -4,10 +4,10 @@ import dev.tickwheel.server.dispatch.TargetInvoker;
 import dev.tickwheel.server.dispatch.JobContext;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
 import java.io.ByteArrayOutputStream;
 import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookTransport;
+import dev.tickwheel.server.instance.InstanceOutput;
 import dev.tickwheel.server.job.Job;
 import java.io.IOException;
 import java.time.Clock;
@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * request is written, so a call made again (after a restart, or on a new connection) is signed afresh with the same
  * Idempotency-Key. Calls of jobs without a secret carry neither header.
  *
- * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first KB of
- * the response body; goes once more, on a new connection, if a reused keep-alive connection failed before any
+ * <p>Each call has a whole-call deadline (connect, request, response headers and body); keeps only the first 8 KiB of
+ * the response body (a 2xx body that is one JSON value within them is the attempt's output, {@code Instance#output}); goes once more, on a new connection, if a reused keep-alive connection failed before any
  * response byte arrived (safe: the receiver sees the same Idempotency-Key). Pooled connections idle longer than the
  * idle-eviction time are not used and get closed. How: {@link WebhookTransport}.
  *
@@ -69,11 +69,12 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
      * and {@link IllegalArgumentException} for a timeout that is not positive.
      *
      * @param timeout the whole-call deadline
-     * @return completes normally on a 2xx answer; exceptionally with a {@link WebhookException} whose message is
-     *         worth storing as the instance's error otherwise
+     * @return completes on a 2xx answer, with its body as the output if the body is one JSON value of at most
+     *         {@link dev.tickwheel.server.instance.Instance#MAX_OUTPUT_LENGTH} bytes (else null); exceptionally with a
+     *         {@link WebhookException} whose message is worth storing as the instance's error otherwise
      */
     @Override
-    public CompletableFuture<Void> invoke(Job job, JobContext context, Duration timeout) {
+    public CompletableFuture<String> invoke(Job job, JobContext context, Duration timeout) {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(timeout, "timeout");
@@ -90,7 +91,8 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         headers.put("Tickwheel-Attempt", Integer.toString(context.attempt()));
         headers.put("Tickwheel-Node", Integer.toString(context.node()));
         headers.put("Tickwheel-Epoch", Long.toString(context.epoch()));
-        return transport.postJson(url, headers, body, timeout, job.operations().signingSecret());
+        return transport.postJson(url, headers, body, timeout, job.operations().signingSecret())
+                .thenApply(InstanceOutput::ofOrNull);
     }
 
     /**
@@ -109,7 +111,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             String params = context.params();
             if (params == null) {
                 g.writeNull();
-            } else if (isJson(params)) {
+            } else if (InstanceOutput.isOneJsonValue(params)) {
                 g.writeRawValue(params);
             } else {
                 g.writeString(params);
@@ -122,19 +124,6 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             throw new IllegalStateException("a JSON body of strings and numbers could not be written", e);
         }
         return out.toByteArray();
-    }
-
-    /** Whether {@code text} is exactly one JSON value. */
-    private boolean isJson(String text) {
-        try (JsonParser parser = json.getFactory().createParser(text)) {
-            if (parser.nextToken() == null) {
-                return false;
-            }
-            parser.skipChildren();
-            return parser.nextToken() == null;
-        } catch (IOException notJson) {
-            return false;
-        }
     }
 
     /** Closes the client and its connections; calls in flight fail with {@link WebhookException.Reason#CLOSED}. */

@@ -9,8 +9,9 @@ import java.util.Objects;
  *
  * @param status     the HTTP status code
  * @param bodyPrefix the first {@link CappedResponseConsumer#KEPT_BODY_BYTES} bytes of the body, decoded; empty if none
+ * @param wholeBody  whether {@code bodyPrefix} is the whole body (it was no longer than what is kept)
  */
-record WebhookResponse(int status, String bodyPrefix) {
+record WebhookResponse(int status, String bodyPrefix, boolean wholeBody) {
 
     WebhookResponse {
         Objects.requireNonNull(bodyPrefix, "bodyPrefix");

@@ -115,7 +115,7 @@ public final class WebhookTransport implements AutoCloseable {
                         .setTcpNoDelay(true)
                         .build())
                 .setThreadFactory(new NamedThreadFactory(threadRole + "-io", true))
-                // Requests are a few hundred bytes and at most 1 KB of an answer is kept: 8 KB buffers each way
+                // Requests are a few hundred bytes and an answer is kept in a buffer that grows with it: 8 KB buffers each way
                 // (the default) were most of the heap a call in flight costs.
                 .setHttp1Config(Http1Config.custom().setBufferSize(SESSION_BUFFER_BYTES).build())
                 .setKeepAliveStrategy(new IdleCappedKeepAlive(settings.idleEviction()))
@@ -147,9 +147,11 @@ public final class WebhookTransport implements AutoCloseable {
      * @param timeout the whole-call deadline: connect, request, response headers and body
      * @param signingSecret when not null, every request of the call carries {@link WebhookSigner}'s timestamp and
      *                      signature headers, computed as it is written
-     * @return completes normally on a 2xx answer, exceptionally with a {@link WebhookException} otherwise
+     * @return completes on a 2xx answer with its body (decoded; empty if none; null if it was longer than
+     *         {@link dev.tickwheel.server.instance.Instance#MAX_OUTPUT_LENGTH} bytes, of which only that much was
+     *         read), exceptionally with a {@link WebhookException} otherwise
      */
-    public CompletableFuture<Void> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout,
+    public CompletableFuture<String> postJson(String url, Map<String, String> headers, byte[] body, Duration timeout,
                                             String signingSecret) {
         long timeoutMs = Math.max(1, timeout.toMillis());
         RequestConfig requestConfig = requestConfigs.computeIfAbsent(timeoutMs, WebhookTransport::requestConfig);

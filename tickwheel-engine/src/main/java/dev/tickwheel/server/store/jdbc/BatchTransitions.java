@@ -187,6 +187,18 @@ final class BatchTransitions {
         return moved;
     }
 
+    /**
+     * DISPATCHING → SUCCEEDED with each instance's output: one {@link InstanceSql#SUCCEED_WITH_OUTPUT} per row in one
+     * JDBC batch and one transaction (rows with outputs are the few that answered with one, so no array form).
+     */
+    Set<Long> markAllSucceeded(Map<Long, String> outputs) {
+        long nowMs = clock.millis();
+        return runner.inTransaction("succeed " + outputs.size() + " instances with outputs",
+                connection -> RowByRowCas.apply(connection, List.copyOf(outputs.keySet()),
+                        InstanceSql.SUCCEED_WITH_OUTPUT, (ps, id) -> TransitionBinding.succeedWithOutput(ps,
+                                outputs.get(id), nowMs, id, claimEpochHeld)));
+    }
+
     private Set<Long> succeedChunk(List<Long> ids) {
         long nowMs = clock.millis();
         Long[] chunk = ids.toArray(new Long[0]);

@@ -63,7 +63,7 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
-                -1, 0, instance.key(), instance.priority(), instance.rerunOf());
+                -1, 0, instance.key(), instance.priority(), instance.rerunOf(), null);
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -86,6 +86,7 @@ final class InstanceRowMapper {
                 rs.getLong("claim_epoch"),
                 rs.getString("run_key"),
                 JdbcValues.getInt(rs, "priority"),
-                JdbcValues.getLong(rs, "rerun_of"));
+                JdbcValues.getLong(rs, "rerun_of"),
+                rs.getString("output"));
     }
 }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.store.JobAdvance;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -64,8 +65,8 @@ final class InstanceSql {
             "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
             "created_at_ms", "updated_at_ms", "shard", "run_key", "priority", "rerun_of");
 
-    /** Columns a read returns: the inserted ones and the claim's lease. */
-    static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch"));
+    /** Columns a read returns: the inserted ones, the claim's lease and the output. */
+    static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch", "output"));
 
     static final String COLUMNS = String.join(", ", READ_COLUMNS);
 
@@ -178,6 +179,11 @@ final class InstanceSql {
      */
     static final String FINISH_ALL = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"
             + " WHERE id = ANY(?) AND status = ?" + CLAIM_EPOCH_HELD;
+
+    /** Parameters: output, updated at, id, session. DISPATCHING → SUCCEEDED with the target's output. */
+    static final String SUCCEED_WITH_OUTPUT = "UPDATE tw_instance SET status = '" + InstanceTransition.SUCCEED.to()
+            + "', error = NULL, output = ?, updated_at_ms = ? WHERE id = ? AND status = '"
+            + InstanceTransition.SUCCEED.from() + "'" + CLAIM_EPOCH_HELD;
 
     /** Parameters: to, reason, updated at, id, from. Skip: WAITING → CANCELLED, unfenced like a cancel. */
     static final String SKIP = "UPDATE tw_instance SET status = ?, error = ?, updated_at_ms = ?"

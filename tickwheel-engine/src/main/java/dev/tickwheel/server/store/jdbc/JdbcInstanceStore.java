@@ -259,6 +259,11 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
+    public Set<Long> markAllSucceeded(Map<Long, String> outputs) {
+        return batchTransitions.markAllSucceeded(outputs);
+    }
+
+    @Override
     public boolean markFailed(long instanceId, String error) {
         return transitions.markFailed(instanceId, error);
     }

@@ -69,6 +69,15 @@ final class TransitionBinding {
         fence.bind(ps, 6);
     }
 
+    /** {@link InstanceSql#SUCCEED_WITH_OUTPUT}: output, updated at, id, then the fence. */
+    static void succeedWithOutput(PreparedStatement ps, String output, long nowMs, long id, Fence.Binder fence)
+            throws SQLException {
+        ps.setString(1, output);
+        ps.setLong(2, nowMs);
+        ps.setLong(3, id);
+        fence.bind(ps, 4);
+    }
+
     /**
      * {@link InstanceSql#RETRY} (DISPATCHING → WAITING): to, expected trigger, error, updated at, id, from, then the
      * fence.

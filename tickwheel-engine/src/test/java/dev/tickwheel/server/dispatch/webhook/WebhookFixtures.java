@@ -40,18 +40,18 @@ final class WebhookFixtures {
     }
 
     /** Waits (bounded) for the call to fail and returns its WebhookException. */
-    static WebhookException failure(CompletableFuture<Void> call) {
+    static WebhookException failure(CompletableFuture<?> call) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
         return assertInstanceOf(WebhookException.class, e.getCause());
     }
 
     /** Waits (bounded) for the call to succeed. */
-    static void success(CompletableFuture<Void> call) throws Exception {
+    static void success(CompletableFuture<?> call) throws Exception {
         call.get(30, TimeUnit.SECONDS);
     }
 
     /** Milliseconds from {@code startNanos} until the call completed (measured when it completed). */
-    static long completionMs(CompletableFuture<Void> call, long startNanos) throws Exception {
+    static long completionMs(CompletableFuture<?> call, long startNanos) throws Exception {
         CompletableFuture<Long> at = call.handle((v, t) -> System.nanoTime());
         return Duration.ofNanos(at.get(30, TimeUnit.SECONDS) - startNanos).toMillis();
     }

@@ -69,7 +69,7 @@ class WebhookInvokerDeadlineTest {
     private void assertTimesOutAndCloses(ScriptedHttpReceiver.Script script, String stalledPhase) throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver(script)) {
             long startNanos = System.nanoTime();
-            CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), DEADLINE);
+            CompletableFuture<String> call = invoker.invoke(job(receiver.url()), context(1, 1), DEADLINE);
             long elapsedMs = completionMs(call, startNanos);
 
             WebhookException failure = failure(call);
@@ -85,13 +85,13 @@ class WebhookInvokerDeadlineTest {
     void invoke_waitingForAPooledConnection_failsAtDeadlineAsNotConnected() throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver((request, out) -> After.STALL);
              WebhookInvoker onePerHost = WebhookInvoker.builder().maxConnectionsPerHost(1).build()) {
-            CompletableFuture<Void> holder = onePerHost.invoke(job(receiver.url()), context(1, 1),
+            CompletableFuture<String> holder = onePerHost.invoke(job(receiver.url()), context(1, 1),
                     Duration.ofSeconds(10));
             Await.until("first call holds the only connection", Duration.ofSeconds(5),
                     () -> receiver.requests().size() == 1);
 
             long startNanos = System.nanoTime();
-            CompletableFuture<Void> waiter = onePerHost.invoke(job(receiver.url()), context(2, 1), DEADLINE);
+            CompletableFuture<String> waiter = onePerHost.invoke(job(receiver.url()), context(2, 1), DEADLINE);
             long elapsedMs = completionMs(waiter, startNanos);
 
             assertEquals("webhook " + receiver.url() + " timed out after 500 ms (not connected)",

@@ -28,7 +28,7 @@ class WebhookInvokerStressTest {
              WebhookInvoker invoker = WebhookInvoker.builder().maxConnectionsPerHost(1_000).build()) {
             int threadsBefore = Thread.activeCount();
             long startNanos = System.nanoTime();
-            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            List<CompletableFuture<String>> calls = new ArrayList<>();
             for (int i = 1; i <= CALLS; i++) {
                 calls.add(invoker.invoke(job(receiver.url()), context(i, 1), Duration.ofSeconds(20)));
             }

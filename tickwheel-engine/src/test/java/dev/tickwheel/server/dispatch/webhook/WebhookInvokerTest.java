@@ -127,7 +127,7 @@ class WebhookInvokerTest {
     }
 
     @Test
-    void invoke_hugeErrorBody_keepsFirstKilobyteAndDrainsTheRest() throws Exception {
+    void invoke_hugeErrorBody_keepsItsStartAndDrainsTheRest() throws Exception {
         byte[] body = new byte[10 * 1024 * 1024];
         Arrays.fill(body, (byte) 'x');
         byte[] prefix = "overloaded: ".getBytes(StandardCharsets.US_ASCII);
@@ -135,7 +135,8 @@ class WebhookInvokerTest {
         try (RecordingHttpServer receiver = new RecordingHttpServer(500, body, Duration.ZERO)) {
             WebhookException failure = failure(invoker.invoke(job(receiver.url()), context(1, 1), TIMEOUT));
 
-            assertEquals(1024, failure.responseBody().length(), "only the first KB is kept");
+            assertEquals(CappedResponseConsumer.KEPT_BODY_BYTES, failure.responseBody().length(),
+                    "only the first 8 KiB are kept");
             assertTrue(failure.responseBody().startsWith("overloaded: xxx"));
             String expected = "webhook " + receiver.url() + " answered HTTP 500: overloaded: "
                     + "x".repeat(200 - "overloaded: ".length()) + "…";
@@ -158,6 +159,37 @@ class WebhookInvokerTest {
     }
 
     @Test
+    void invoke_answerIsOneJsonValue_completesWithItAsTheOutput() throws Exception {
+        try (RecordingHttpServer receiver = new RecordingHttpServer(200, "  {\"orders\": [1, 2], \"total\": 3}\n")) {
+            assertEquals("{\"orders\": [1, 2], \"total\": 3}",
+                    invoker.invoke(job(receiver.url()), context(1, 1), TIMEOUT).get(), "stripped, otherwise as sent");
+        }
+    }
+
+    @Test
+    void invoke_answerThatIsNoOutput_succeedsWithoutOne() throws Exception {
+        String[] notOutputs = {"", "ok", "{\"a\": 1} {\"b\": 2}", "{\"unclosed\": ",
+            "\"" + "x".repeat(dev.tickwheel.server.instance.Instance.MAX_OUTPUT_LENGTH) + "\""};
+        for (String body : notOutputs) {
+            try (RecordingHttpServer receiver = new RecordingHttpServer(200, body)) {
+                assertNull(invoker.invoke(job(receiver.url()), context(1, 1), TIMEOUT).get(),
+                        "no output from a body of " + body.length() + " characters: " + body.substring(0,
+                                Math.min(20, body.length())));
+            }
+        }
+    }
+
+    @Test
+    void invoke_answerOfExactlyTheLimit_isKeptWhole() throws Exception {
+        String atLimit = "\"" + "é".repeat((dev.tickwheel.server.instance.Instance.MAX_OUTPUT_LENGTH - 2) / 2) + "\"";
+        assertEquals(dev.tickwheel.server.instance.Instance.MAX_OUTPUT_LENGTH,
+                atLimit.getBytes(StandardCharsets.UTF_8).length, "the limit counts bytes on the wire");
+        try (RecordingHttpServer receiver = new RecordingHttpServer(200, atLimit)) {
+            assertEquals(atLimit, invoker.invoke(job(receiver.url()), context(1, 1), TIMEOUT).get());
+        }
+    }
+
+    @Test
     void invoke_connectionRefused_failsPromptlyNamingUrlAndCause() throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -165,7 +197,7 @@ class WebhookInvokerTest {
         }
         String url = "http://127.0.0.1:" + closedPort + "/hook";
         long startNanos = System.nanoTime();
-        CompletableFuture<Void> call = invoker.invoke(job(url), context(1, 1), TIMEOUT);
+        CompletableFuture<String> call = invoker.invoke(job(url), context(1, 1), TIMEOUT);
         long elapsedMs = completionMs(call, startNanos);
 
         WebhookException failure = failure(call);
@@ -178,7 +210,7 @@ class WebhookInvokerTest {
     void close_failsCallsInFlightAndClosesTheirConnections() throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver((request, out) -> After.STALL)) {
             WebhookInvoker own = WebhookInvoker.builder().build();
-            CompletableFuture<Void> call = own.invoke(job(receiver.url()), context(1, 1), Duration.ofSeconds(30));
+            CompletableFuture<String> call = own.invoke(job(receiver.url()), context(1, 1), Duration.ofSeconds(30));
             Await.until("request arrived", Duration.ofSeconds(5), () -> receiver.requests().size() == 1);
 
             own.close();
@@ -196,7 +228,7 @@ class WebhookInvokerTest {
     @Test
     void cancel_endsTheCallAtOnce_andItsConnectionIsNeverReused() throws Exception {
         try (ScriptedHttpReceiver receiver = new ScriptedHttpReceiver((request, out) -> After.STALL)) {
-            CompletableFuture<Void> call = invoker.invoke(job(receiver.url()), context(1, 1), Duration.ofSeconds(30));
+            CompletableFuture<String> call = invoker.invoke(job(receiver.url()), context(1, 1), Duration.ofSeconds(30));
             Await.until("request arrived", Duration.ofSeconds(5), () -> receiver.requests().size() == 1);
 
             assertTrue(call.cancel(true));
@@ -204,7 +236,7 @@ class WebhookInvokerTest {
             assertThrows(CancellationException.class, call::join);
             // Usually the client closes the connection at once; when the cancel races the request's last bytes going
             // out, Apache keeps the exchange until its backstop timeout. Either way the connection is not reused:
-            CompletableFuture<Void> next = invoker.invoke(job(receiver.url()), context(2, 1), Duration.ofMillis(300));
+            CompletableFuture<String> next = invoker.invoke(job(receiver.url()), context(2, 1), Duration.ofMillis(300));
             assertThrows(java.util.concurrent.CompletionException.class, next::join);
             assertEquals(2, receiver.connections(), "the second call had a connection of its own");
         }

@@ -52,6 +52,7 @@ abstract class AbstractFencingStoreContractTest extends AbstractMembersTest {
     /** A settle of a claimed row by the member whose store is given; true if it applied. */
     enum Settle {
         SUCCEED((s, id) -> s.markAllSucceeded(List.of(id)).contains(id)),
+        SUCCEED_WITH_OUTPUT((s, id) -> s.markAllSucceeded(java.util.Map.of(id, "{}")).contains(id)),
         FAIL((s, id) -> s.markFailed(id, "boom")),
         RETRY((s, id) -> s.retry(id, T0.plusSeconds(60), "again")),
         RELEASE(InstanceStore::release),

@@ -555,7 +555,7 @@ abstract class AbstractStoreContractTest {
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
                 null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0,
-                null, null, null), first);
+                null, null, null, null), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, listed(job.id(), InstanceStatus.WAITING).size());
     }
@@ -823,6 +823,31 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
+    void markAllSucceededWithOutputs_keepsEachOutput_andMovesOnlyDispatchingRows() {
+        Instance first = instanceIn(InstanceStatus.DISPATCHING);
+        Instance second = instanceIn(InstanceStatus.DISPATCHING);
+        Instance waiting = instanceIn(InstanceStatus.WAITING);
+        instances.retry(second.id(), START.plusSeconds(1), "first attempt failed");
+        claim(second.id(), START.plusSeconds(1));
+        String big = "\"" + "x".repeat(Instance.MAX_OUTPUT_LENGTH - 2) + "\"";
+
+        Set<Long> moved = instances.markAllSucceeded(Map.of(first.id(), "{\"total\": 3}", second.id(), big,
+                waiting.id(), "1"));
+
+        assertEquals(Set.of(first.id(), second.id()), moved);
+        assertEquals("{\"total\": 3}", instances.get(first.id()).orElseThrow().output());
+        Instance secondDone = instances.get(second.id()).orElseThrow();
+        assertEquals(InstanceStatus.SUCCEEDED, secondDone.status());
+        assertEquals(big, secondDone.output(), "an output of the whole limit fits the column");
+        assertNull(secondDone.error(), "the earlier attempt's error is cleared");
+        Instance stillWaiting = instances.get(waiting.id()).orElseThrow();
+        assertEquals(InstanceStatus.WAITING, stillWaiting.status());
+        assertNull(stillWaiting.output());
+        assertEquals(Set.of(), instances.markAllSucceeded(Map.of(first.id(), "2")), "a settled row is left alone");
+        assertEquals("{\"total\": 3}", instances.get(first.id()).orElseThrow().output());
+    }
+
+    @Test
     void markFailed_dispatching_storesError() {
         Instance instance = instanceIn(InstanceStatus.DISPATCHING);
 
@@ -904,6 +929,8 @@ abstract class AbstractStoreContractTest {
     enum Operation {
         CLAIM(InstanceStatus.WAITING, (s, id) -> !s.claimBatch(List.of(id), START).isEmpty()),
         MARK_SUCCEEDED(InstanceStatus.DISPATCHING, (s, id) -> s.markAllSucceeded(List.of(id)).contains(id)),
+        MARK_SUCCEEDED_WITH_OUTPUT(InstanceStatus.DISPATCHING,
+                (s, id) -> s.markAllSucceeded(Map.of(id, "[]")).contains(id)),
         MARK_FAILED(InstanceStatus.DISPATCHING, (s, id) -> s.markFailed(id, "e")),
         RETRY(InstanceStatus.DISPATCHING, (s, id) -> s.retry(id, START.plusSeconds(9), "e")),
         CANCEL(InstanceStatus.WAITING, (s, id) -> s.cancelAll(List.of(id)).get(0).outcome() == CancelOutcome.CANCELLED),
