@@ -271,6 +271,8 @@ export async function renderInstance(ctx, query, id) {
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),
         el('dt', {}, 'actual'), el('dd', { class: 'actual' }, timeEl(i.actualTriggerTime)),
         el('dt', {}, 'lateness'), el('dd', { class: 'lateness' }, lateness === null ? '—' : durationText(lateness)),
+        el('dt', {}, 'callback due'), el('dd', { class: 'callback-deadline' }, i.callbackDeadline
+          ? timeEl(i.callbackDeadline) : '—'),
         el('dt', {}, 'attempt'), el('dd', { class: 'attempt' }, i.attempt),
         el('dt', {}, 'node'), el('dd', { class: 'node' }, i.claimNode == null ? '—' : i.claimNode),
         el('dt', {}, 'epoch'), el('dd', { class: 'epoch' }, i.claimEpoch == null ? '—' : i.claimEpoch),

@@ -20,7 +20,7 @@ const SCHEDULE_FIELDS = {
 const TIME_FIELDS = new Set(['at', 'startAt', 'endAt']);
 const NUMBER_FIELDS = new Set(['schedule.periodMs', 'schedule.delayMs', 'schedule.jitterMs', 'schedule.maxRuns',
   'retry.maxAttempts', 'retry.backoffMs', 'retry.multiplier', 'retry.maxBackoffMs', 'timeoutMs', 'maxConcurrent',
-  'retentionDays', 'priority']);
+  'retentionDays', 'priority', 'callbackTimeoutMs']);
 
 /** A labelled input with its error line; rows carry data-field so the right one can be shown or hidden. */
 function row(label, input, help) {
@@ -94,7 +94,11 @@ function buildForm(editing) {
         'the name of a pool (POST /api/pools) whose concurrency and rate this job shares'),
       row('over the limit', select('overLimit', ['WAIT', 'SKIP'], '(default: WAIT)'),
         'only with max concurrent or a pool'),
-      row('priority', number('priority', '5'), '0..9, higher first when call slots are short')),
+      row('priority', number('priority', '5'), '0..9, higher first when call slots are short'),
+      row('completion', select('completion', ['IMMEDIATE', 'CALLBACK'], '(default: IMMEDIATE)'),
+        'CALLBACK: the webhook answers 2xx at once and reports later to its Tickwheel-Callback-Url'),
+      row('callback timeout (ms)', number('callbackTimeoutMs', '3600000 (an hour)'),
+        'only with CALLBACK: how long the report may take after the answer or the last heartbeat')),
     el('fieldset', {}, el('legend', {}, 'Operations'),
       row('retention (days)', number('retentionDays', 'server default'), 'how long finished instances are kept'),
       row('alert URL', text('alertUrl', { type: 'url', size: 50, placeholder: 'server default' }),
@@ -158,6 +162,8 @@ function populate(form, job) {
   set('overLimit', job.overLimit);
   set('pool', job.pool);
   set('priority', job.priority);
+  set('completion', job.completion);
+  set('callbackTimeoutMs', job.callbackTimeoutMs);
   set('retentionDays', job.retentionDays);
   set('alertUrl', job.alertUrl);
   form.querySelector('#signed-state').textContent = 'signed: ' + (job.signed ? 'yes' : 'no');
@@ -207,8 +213,8 @@ function requestOf(form, editing) {
   if (delays !== '') retry.delaysMs = delays.split(/[\s,]+/).filter((d) => d !== '').map(numberOrText);
   put(retry, 'jitter', 'retry.jitter');
   if (Object.keys(retry).length) body.retry = retry;
-  for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'pool', 'overLimit', 'priority', 'retentionDays',
-    'alertUrl']) {
+  for (const name of ['delivery', 'timeoutMs', 'maxConcurrent', 'pool', 'overLimit', 'priority', 'completion',
+    'callbackTimeoutMs', 'retentionDays', 'alertUrl']) {
     put(body, name, name);
   }
   const secret = input(form, 'signingSecret').value; // a secret is taken as typed: spaces may be part of it

@@ -255,6 +255,8 @@ export async function renderJob(ctx, query, id) {
         ['max concurrent', job.maxConcurrent == null ? 'no limit' : job.maxConcurrent + (job.overLimit ? ', over the limit: ' + job.overLimit : '')],
         ['pool', job.pool ? job.pool + (job.maxConcurrent == null && job.overLimit ? ', over the limit: ' + job.overLimit : '') : undefined, 'job-pool'],
         ['priority', job.priority, 'job-priority'],
+        ['completion', job.completion === 'CALLBACK' ? 'by callback, within ' + job.callbackTimeoutMs + ' ms'
+          : job.completion === undefined ? undefined : 'when the call answers', 'job-completion'],
         ['retention', 'retentionDays' in job ? (job.retentionDays == null ? 'server default' : job.retentionDays + ' days') : undefined],
         ['alert URL', 'alertUrl' in job ? job.alertUrl : undefined],
         ['signed', 'signed' in job ? (job.signed ? 'yes' : 'no') : undefined, 'job-signed'],

@@ -16,6 +16,7 @@ import dev.tickwheel.client.model.CalendarRequest;
 import dev.tickwheel.client.model.CancelOutcome;
 import dev.tickwheel.client.model.CancelResult;
 import dev.tickwheel.client.model.ClusterView;
+import dev.tickwheel.client.model.Completion;
 import dev.tickwheel.client.model.Health;
 import dev.tickwheel.client.model.Instance;
 import dev.tickwheel.client.model.InstanceQuery;
@@ -294,6 +295,31 @@ class TickwheelClientTest {
         assertNotNull(done.actualTriggerTime());
         assertEquals("ops", done.params().get("to").asText());
         assertEquals(run.instanceId() + "-1", done.output().get("received").asText(), "the webhook's JSON answer");
+    }
+
+    @Test
+    void completesByCallback_isSentAndReadBack_theInstanceAwaitsTheReportToItsCallbackUrl() throws Exception {
+        Job job = client.jobs().create(JobRequest.builder(unique("later"), Schedule.api(),
+                Target.webhook(receiver.url())).completesByCallback(Duration.ofMinutes(5)).build());
+        assertEquals(Completion.CALLBACK, job.completion());
+        assertEquals(300_000L, job.callbackTimeoutMs());
+        assertEquals(Completion.IMMEDIATE, onDemandJob("now").completion());
+
+        RunResult run = client.jobs().run(job.id(), RunRequest.now());
+        String callbackUrl = JSON.readTree(receiver.next(FIRE_BOUND).body()).get("callbackUrl").asText();
+        Instance awaiting = Await.until(() -> client.instances().get(run.instanceId()),
+                i -> i.callbackDeadline() != null, FIRE_BOUND, "awaiting its callback");
+        assertEquals(InstanceStatus.DISPATCHING, awaiting.status());
+
+        java.net.http.HttpResponse<String> reported = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(callbackUrl))
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"outcome\": \"SUCCEEDED\"}"))
+                        .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, reported.statusCode(), reported.body());
+        Instance done = client.instances().get(run.instanceId());
+        assertEquals(InstanceStatus.SUCCEEDED, done.status());
+        assertNull(done.callbackDeadline());
     }
 
     @Test

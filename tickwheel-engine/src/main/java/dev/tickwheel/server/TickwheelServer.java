@@ -10,6 +10,7 @@ import dev.tickwheel.server.cluster.LeaseKeeper;
 import dev.tickwheel.server.cluster.PgClusterBus;
 import dev.tickwheel.server.cluster.ShardListener;
 import dev.tickwheel.server.dispatch.CallSlots;
+import dev.tickwheel.server.dispatch.CallbackTokens;
 import dev.tickwheel.server.dispatch.DispatchListener;
 import dev.tickwheel.server.dispatch.AsyncJobHandler;
 import dev.tickwheel.server.dispatch.InProcessHandlers;
@@ -156,6 +157,8 @@ public final class TickwheelServer implements AutoCloseable {
     private JobService jobService;
     private CalendarService calendarService;
     private PoolService poolService;
+    private CallbackService callbackReports;
+    private volatile CallbackTokens callbackTokens;
     private InstanceService instanceService;
 
     private TickwheelServer(Config config) {
@@ -174,7 +177,7 @@ public final class TickwheelServer implements AutoCloseable {
                          Map<String, AsyncJobHandler> asyncHandlers, DispatchListener listener,
                          Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
-                         AlertSettings alerts, AlertListener alertListener) {
+                         AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -308,6 +311,13 @@ public final class TickwheelServer implements AutoCloseable {
             poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, ids,
                     config.clock(), config.storeTimeout(), afterWrite);
+            callbackTokens = new CallbackTokens(cluster.callbackKey());
+            if (config.callbackBaseUrl() != null) {
+                takeCallbacksAt(config.callbackBaseUrl());
+            }
+            CallbackTokens tokens = callbackTokens;
+            callbackReports = new CallbackService(instances, catalog, dispatcher, owner, leases, bus, tokens,
+                    new WebhookSigner(config.clock()), listener, followUp, config.clock());
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}, store timeout {}",
                     stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),
@@ -405,6 +415,44 @@ public final class TickwheelServer implements AutoCloseable {
         return poolService;
     }
 
+    /**
+     * Where targets of jobs completing by callback report from now on ({@link Builder#callbackBaseUrl}), for a server
+     * that learns its public URL only once its HTTP listener is up: call it after {@link #open()}, before
+     * {@link #startScheduling()}.
+     */
+    public void takeCallbacksAt(String baseUrl) {
+        if (callbackTokens == null) {
+            throw new IllegalStateException("takeCallbacksAt needs an open server; it is " + state.get());
+        }
+        String callbacksAt = checkedBaseUrl(baseUrl) + "/api/callbacks/";
+        CallbackTokens tokens = callbackTokens;
+        dispatcher.takeCallbacksAt(attempt -> callbacksAt + tokens.issue(attempt));
+        log.info("callback reports of jobs completing by callback go to {}<token>", callbacksAt);
+    }
+
+    /** An absolute http(s) URL without a query, without its trailing slash. */
+    private static String checkedBaseUrl(String url) {
+        Objects.requireNonNull(url, "callbackBaseUrl");
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(url);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("callbackBaseUrl must be an absolute http or https URL: " + url, e);
+        }
+        if (uri.getScheme() == null || !uri.getScheme().matches("(?i)https?") || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null) {
+            throw new IllegalArgumentException("callbackBaseUrl must be an absolute http or https URL without a"
+                    + " query: " + url);
+        }
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    /** Reports of targets of jobs completing by callback, taken by the API's callback route. */
+    public CallbackService callbacks() {
+        requireStarted();
+        return callbackReports;
+    }
+
     /** The wheel, for metrics and health. */
     public InstanceTimeWheelService wheel() {
         requireStarted();
@@ -427,6 +475,7 @@ public final class TickwheelServer implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             owner.periodicPass();
+            callbackReports.sweep();
         } finally {
             loaderNanos.add(System.nanoTime() - startNanos);
         }
@@ -635,8 +684,19 @@ public final class TickwheelServer implements AutoCloseable {
         private RetentionPurge.Settings retention = RetentionPurge.Settings.DEFAULTS;
         private AlertSettings alerts = AlertSettings.DEFAULTS;
         private AlertListener alertListener = AlertListener.NONE;
+        private String callbackBaseUrl;
 
         private Builder() {
+        }
+
+        /**
+         * Where targets of jobs completing by callback reach this server: its public base URL (scheme, host, port and
+         * the path the API is served under, e.g. {@code https://jobs.example.com}), to which
+         * {@code /api/callbacks/<token>} is added. Without it, such jobs' attempts fail at once, saying so.
+         */
+        public Builder callbackBaseUrl(String url) {
+            this.callbackBaseUrl = checkedBaseUrl(url);
+            return this;
         }
 
         /** H2 ({@code jdbc:h2:…}) or PostgreSQL ({@code jdbc:postgresql:…}); default: H2 file under ./data. */
@@ -895,7 +955,7 @@ public final class TickwheelServer implements AutoCloseable {
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
-                    retention, alerts, alertListener));
+                    retention, alerts, alertListener, callbackBaseUrl));
         }
 
         private static Duration positive(String name, Duration value) {

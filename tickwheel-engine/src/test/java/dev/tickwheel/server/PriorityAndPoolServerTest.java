@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.Completion;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
@@ -183,11 +184,11 @@ class PriorityAndPoolServerTest {
 
     private static DeliveryPolicy priority(int priority) {
         return new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 0, DeliveryPolicy.OverLimit.WAIT,
-                priority, null);
+                priority, null, Completion.IMMEDIATE);
     }
 
     private static DeliveryPolicy pool(String pool) {
         return new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 0, DeliveryPolicy.OverLimit.WAIT,
-                DeliveryPolicy.DEFAULT_PRIORITY, pool);
+                DeliveryPolicy.DEFAULT_PRIORITY, pool, Completion.IMMEDIATE);
     }
 }

@@ -31,7 +31,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
-                             RetentionPurge.Settings retention, AlertSettings alerts) {
+                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -55,6 +55,9 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention);
         nodeId.ifPresent(builder::nodeId);
         builder.alerts(alerts);
+        if (publicUrl != null) {
+            builder.callbackBaseUrl(publicUrl); // checks it; the application sets it again once it listens
+        }
         return dispatch.applyTo(builder);
     }
 
@@ -72,6 +75,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + dispatch.maxCallsPerHost() + " handler-threads=" + dispatch.handlerThreads()
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
                 + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
-                + " " + alerts; // AlertSettings never prints the secret
+                + " " + alerts // AlertSettings never prints the secret
+                + " public-url=" + (publicUrl == null ? "default" : publicUrl);
     }
 }

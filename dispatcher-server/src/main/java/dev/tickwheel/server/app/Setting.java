@@ -66,6 +66,9 @@ public enum Setting {
     ALERT_MIN_INTERVAL_MS("alert-min-interval-ms", Long.toString(AlertSettings.DEFAULT_MIN_INTERVAL.toMillis()),
             "at most one alert per job and kind this often (5 minutes); the ones in between are counted and the"
             + " next alert says how many; 0 = no limit"),
+    PUBLIC_URL("public-url", "", "the URL targets reach this server at (scheme, host, port, path prefix; behind a"
+            + " proxy, the proxy's): callback URLs of jobs with completion CALLBACK start with it; empty ="
+            + " http://<host>:<port>, with this machine's name for a wildcard host"),
     DEMO("demo", "false", "register demo jobs (named 'demo: ...') and the POST /demo/echo webhook; a start"
             + " without it removes the demo jobs"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");

@@ -115,7 +115,7 @@ public final class SettingsReader {
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),
                             (int) number(values, sources, Setting.HANDLER_THREADS)), demo,
-                    retention(values, sources), alerts(values, sources));
+                    retention(values, sources), alerts(values, sources), publicUrl(values, sources));
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {
@@ -123,6 +123,21 @@ public final class SettingsReader {
         } catch (IllegalArgumentException e) {
             throw new InvalidSettingException(e.getMessage());
         }
+    }
+
+    /** The public URL, or null for the default; checked here so that a refusal names the setting and its source. */
+    private static String publicUrl(Map<Setting, String> values, Map<Setting, String> sources) {
+        String url = values.get(Setting.PUBLIC_URL).trim();
+        if (url.isEmpty()) {
+            return null;
+        }
+        try {
+            TickwheelServer.builder().callbackBaseUrl(url);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException("public-url must be an absolute http or https URL without a query,"
+                    + " got '" + url + "' (from " + sources.get(Setting.PUBLIC_URL) + ")");
+        }
+        return url;
     }
 
     /** The alert settings, each value checked by itself so that an error names its setting and source. */

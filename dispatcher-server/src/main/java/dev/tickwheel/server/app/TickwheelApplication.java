@@ -65,6 +65,7 @@ public final class TickwheelApplication implements AutoCloseable {
             EngineMetrics.bind(registry, engine);
             api = new ApiServer(engine, settings.api(), registry::scrape, registry).start();
             TickwheelApplication app = new TickwheelApplication(settings, engine, registry, runtimeMetrics, api);
+            engine.takeCallbacksAt(app.publicUrl());
             if (!settings.demo()) {
                 // Before recovery, so that no instance of a demo job fires at a handler or endpoint that is absent.
                 DemoJobs.removeAll(engine);
@@ -93,6 +94,25 @@ public final class TickwheelApplication implements AutoCloseable {
     /** The base URL of the API, e.g. {@code http://127.0.0.1:7700}. */
     public String baseUrl() {
         return "http://" + reachableHost() + ":" + api.port();
+    }
+
+    /**
+     * Where targets reach this server: the {@code public-url} setting, else {@code http://<host>:<port>}, with this
+     * machine's name for a wildcard host (a target elsewhere cannot reach 127.0.0.1).
+     */
+    public String publicUrl() {
+        if (settings.publicUrl() != null) {
+            return settings.publicUrl();
+        }
+        String host = settings.api().host();
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            try {
+                return "http://" + java.net.InetAddress.getLocalHost().getCanonicalHostName() + ":" + api.port();
+            } catch (java.io.IOException unknownHost) {
+                log.warn("this machine's name is unknown; callback URLs name 127.0.0.1: set public-url");
+            }
+        }
+        return baseUrl();
     }
 
     /** Stops the API, then the engine. Idempotent. */

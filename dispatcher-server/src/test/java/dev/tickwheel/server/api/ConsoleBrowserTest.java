@@ -371,11 +371,13 @@ class ConsoleBrowserTest {
                 + " \"target\": {\"type\": \"WEBHOOK\","
                 + " \"url\": \"" + receiver.url() + "\"}, \"params\": {\"a\": [1, 2]}, \"retry\": {\"maxAttempts\": 3,"
                 + " \"backoffMs\": 2000}, \"timeoutMs\": 5000, \"maxConcurrent\": 2, \"overLimit\": \"SKIP\","
-                + " \"priority\": 7, \"pool\": \"edit-pool\"}");
+                + " \"priority\": 7, \"pool\": \"edit-pool\", \"completion\": \"CALLBACK\","
+                + " \"callbackTimeoutMs\": 90000}");
         assertEquals(201, created.status(), created.toString());
         String jobId = created.json().get("id").asText();
         console.load("#/jobs/" + jobId);
         console.awaitText("dd.job-priority", "7");
+        console.awaitText("dd.job-completion", "by callback, within 90000 ms");
         console.awaitTextContaining("dd.job-pool", "edit-pool");
         console.click("a.edit");
         console.awaitReady();
@@ -392,6 +394,8 @@ class ConsoleBrowserTest {
         assertEquals("SKIP", value("overLimit"));
         assertEquals("7", value("priority"));
         assertEquals("edit-pool", value("pool"));
+        assertEquals("CALLBACK", value("completion"));
+        assertEquals("90000", value("callbackTimeoutMs"));
         assertEquals(1, ((Number) console.script("return JSON.parse(document.querySelector(\"[name='params']\").value).a[0];"))
                 .intValue());
         assertEquals("", value("signingSecret"), "a secret is never shown");
@@ -417,6 +421,8 @@ class ConsoleBrowserTest {
         assertEquals("edit-cal", saved.get("calendar").asText(), "the form sends the calendar back");
         assertEquals(7, saved.get("priority").asInt(), "and the priority");
         assertEquals("edit-pool", saved.get("pool").asText(), "and the pool");
+        assertEquals("CALLBACK", saved.get("completion").asText(), "and the completion");
+        assertEquals(90_000, saved.get("callbackTimeoutMs").asLong());
         console.awaitText("dd.job-calendar", "edit-cal");
 
         // "remove secret" sends an empty secret; a typed one goes as typed, with the operations fields.

@@ -189,6 +189,19 @@ class SettingsReaderTest {
                 "TICKWHEEL_ALERT_MIN_INTERVAL_MS");
     }
 
+    @Test
+    void read_publicUrl_defaultNone_setByFlagOrEnvironment_refusedUnlessAnHttpUrl() {
+        assertEquals(null, reader.read(List.of(), Map.of()).orElseThrow().publicUrl());
+        assertEquals("https://jobs.example.com/tw", reader.read(List.of("--public-url", "https://jobs.example.com/tw"),
+                Map.of()).orElseThrow().publicUrl());
+        assertEquals("http://10.0.0.7:7700", reader.read(List.of(),
+                Map.of("TICKWHEEL_PUBLIC_URL", "http://10.0.0.7:7700")).orElseThrow().publicUrl());
+        assertRefused(List.of("--public-url", "ftp://example.com"), Map.of(), "public-url", "ftp://example.com",
+                "--public-url");
+        assertRefused(List.of(), Map.of("TICKWHEEL_PUBLIC_URL", "http://x.example/?a=1"), "public-url",
+                "TICKWHEEL_PUBLIC_URL");
+    }
+
     private SettingsReader.InvalidSettingException assertRefused(List<String> args, Map<String, String> env,
                                                                  String... expectedParts) {
         var e = assertThrows(SettingsReader.InvalidSettingException.class, () -> reader.read(args, env));

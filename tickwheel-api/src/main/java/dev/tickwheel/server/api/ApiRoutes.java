@@ -42,9 +42,11 @@ public final class ApiRoutes {
         PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
+        CallbackRoutes callbacks = new CallbackRoutes(engine.callbacks(), bodies, json);
         DashboardPage dashboard = new DashboardPage();
         ApiDocs docs = new ApiDocs();
-        this.auth = token == null ? null : new BearerTokenCheck(token, Set.of(DemoEcho.PATH));
+        this.auth = token == null ? null : new BearerTokenCheck(token, Set.of(DemoEcho.PATH),
+                Set.of(CallbackRoutes.PATH_PREFIX));
         this.assets = Map.of("/assets", DashboardPage.RESOURCE_DIRECTORY, ApiDocs.PAGE_PATH + "/assets",
                 docs.assetsDirectory());
 
@@ -72,6 +74,7 @@ public final class ApiRoutes {
         add("GET", "/api/calendars/{name}", calendars::get);
         add("PUT", "/api/calendars/{name}", calendars::replace);
         add("DELETE", "/api/calendars/{name}", calendars::delete);
+        add("POST", CallbackRoutes.PATH_PREFIX + "{token}", callbacks::report);
         add("POST", "/api/pools", pools::create);
         add("GET", "/api/pools", pools::list);
         add("GET", "/api/pools/{name}", pools::get);

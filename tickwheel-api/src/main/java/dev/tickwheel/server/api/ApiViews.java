@@ -49,7 +49,8 @@ final class ApiViews {
                         ? job.delivery().overLimit().name() : null,
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar(), job.delivery().priority(),
-                job.delivery().pool());
+                job.delivery().pool(), job.delivery().completion().mode().name(),
+                job.delivery().completion().byCallback() ? job.delivery().completion().callbackTimeoutMs() : null);
     }
 
     /** A run as written: created, or the existing instance its key names. */
@@ -86,7 +87,8 @@ final class ApiViews {
                 params(instance.params()), instance.createdAt(), instance.updatedAt(), instance.shard(),
                 instance.claimNode() < 0 ? null : instance.claimNode(),
                 instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority(),
-                instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()), params(instance.output()));
+                instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()), params(instance.output()),
+                instance.callbackDeadline());
     }
 
     private static AttemptResponse attempt(Attempt attempt) {

@@ -24,19 +24,25 @@ final class BearerTokenCheck {
 
     private final byte[] expectedDigest;
     private final Set<String> openPaths;
+    private final Set<String> openPrefixes;
 
-    /** @param openPaths paths that stay open to mutating requests too (the demo echo endpoint) */
-    BearerTokenCheck(String token, Set<String> openPaths) {
+    /**
+     * @param openPaths    paths that stay open to mutating requests too (the demo echo endpoint)
+     * @param openPrefixes path prefixes that do, because their own credential is in the path (callback URLs)
+     */
+    BearerTokenCheck(String token, Set<String> openPaths, Set<String> openPrefixes) {
         if (token == null || token.isBlank()) {
             throw new IllegalArgumentException("token must not be blank: '" + token + "'");
         }
         this.expectedDigest = sha256(token);
         this.openPaths = Set.copyOf(openPaths);
+        this.openPrefixes = Set.copyOf(openPrefixes);
     }
 
     /** A before-handler: throws 401 unless the request is a read, open, or carries the token. */
     void check(ApiExchange ctx) {
-        if (!MUTATING.contains(ctx.method()) || openPaths.contains(ctx.path())) {
+        if (!MUTATING.contains(ctx.method()) || openPaths.contains(ctx.path())
+                || openPrefixes.stream().anyMatch(ctx.path()::startsWith)) {
             return;
         }
         String header = ctx.header("Authorization");

@@ -6,6 +6,7 @@ import dev.tickwheel.server.api.dto.JobRequest;
 import dev.tickwheel.server.api.dto.RetryBody;
 import dev.tickwheel.server.api.dto.ScheduleBody;
 import dev.tickwheel.server.api.dto.TargetBody;
+import dev.tickwheel.server.job.Completion;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.RetryPolicy;
@@ -157,7 +158,31 @@ final class JobRequestParser {
         }
         Integer priority = priority(request.priority(), "priority");
         return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit,
-                priority == null ? DeliveryPolicy.DEFAULT_PRIORITY : priority, pool);
+                priority == null ? DeliveryPolicy.DEFAULT_PRIORITY : priority, pool, completion(request));
+    }
+
+    /** IMMEDIATE unless asked; CALLBACK with its time-out, only for a WEBHOOK target. */
+    private static Completion completion(JobRequest request) {
+        Completion.Mode mode = enumField("completion", request.completion(), Completion.Mode.class,
+                Completion.Mode.IMMEDIATE);
+        Long timeoutMs = request.callbackTimeoutMs();
+        if (mode == Completion.Mode.IMMEDIATE) {
+            if (timeoutMs != null) {
+                throw ApiException.invalidField("callbackTimeoutMs", timeoutMs, "applies only with \"completion\":"
+                        + " \"CALLBACK\"");
+            }
+            return Completion.IMMEDIATE;
+        }
+        if (!"WEBHOOK".equalsIgnoreCase(request.target().type().trim())) {
+            throw ApiException.invalidField("completion", request.completion(), "CALLBACK applies only to WEBHOOK"
+                    + " targets (a handler's work is done when its stage completes)");
+        }
+        long timeout = timeoutMs == null ? Completion.DEFAULT_CALLBACK_TIMEOUT_MS : timeoutMs;
+        if (timeout < Completion.MIN_CALLBACK_TIMEOUT_MS || timeout > Completion.MAX_CALLBACK_TIMEOUT_MS) {
+            throw ApiException.invalidField("callbackTimeoutMs", timeout, "must be in "
+                    + Completion.MIN_CALLBACK_TIMEOUT_MS + ".." + Completion.MAX_CALLBACK_TIMEOUT_MS);
+        }
+        return Completion.callback(timeout);
     }
 
     private static <E extends Enum<E>> E enumField(String field, String raw, Class<E> type, E absent) {

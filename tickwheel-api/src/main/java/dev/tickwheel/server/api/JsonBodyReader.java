@@ -45,7 +45,20 @@ final class JsonBodyReader {
 
     /** {@link #read(ApiExchange, Class, boolean)} with a body of at most {@code maxBytes}. */
     <T> T read(ApiExchange ctx, Class<T> type, boolean required, int maxBytes) {
-        byte[] body = boundedBody(ctx, maxBytes);
+        return parse(boundedBody(ctx, maxBytes), type, required);
+    }
+
+    /** A body read, and the exact bytes it was read from (to check a signature over). */
+    record Raw<T>(T value, byte[] bytes) {
+    }
+
+    /** {@link #read(ApiExchange, Class, boolean)}, keeping the body's bytes. */
+    <T> Raw<T> readRaw(ApiExchange ctx, Class<T> type, boolean required) {
+        byte[] body = boundedBody(ctx, MAX_BODY_BYTES);
+        return new Raw<>(parse(body, type, required), body);
+    }
+
+    private <T> T parse(byte[] body, Class<T> type, boolean required) {
         if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
             if (required) {
                 throw ApiException.badRequest("missing_body", "a JSON request body is required");

@@ -30,12 +30,14 @@ import java.util.List;
  * @param priority             its own priority (a run's), or null for its job's
  * @param rerunOf              the instance this one reruns, or null
  * @param output               the JSON its target answered its successful attempt with, or null
+ * @param callbackDeadline     while its target works on an accepted call (completion CALLBACK): when the report is
+ *                             due at the latest; null otherwise
  */
 public record Instance(long id, long jobId, String jobName, String key, InstanceStatus status,
                        Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime,
                        Long latenessMs, int attempt, String error, JsonNode params, Instant createdAt,
                        Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts,
-                       Integer priority, Long rerunOf, JsonNode output) {
+                       Integer priority, Long rerunOf, JsonNode output, Instant callbackDeadline) {
 
     public Instance {
         attempts = attempts == null ? List.of() : List.copyOf(attempts);

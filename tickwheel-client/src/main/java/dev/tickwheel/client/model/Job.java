@@ -30,10 +30,12 @@ import java.time.Instant;
  * @param calendar        the calendar whose excluded days get no instance, or null
  * @param priority        0..9, higher first when call slots are short
  * @param pool            the pool whose limits the job shares, or null
+ * @param completion      IMMEDIATE, or CALLBACK for a target that reports later
+ * @param callbackTimeoutMs with CALLBACK, how long a report may take; null otherwise
  */
 public record Job(long id, String name, Schedule schedule, Target target, JsonNode params, boolean enabled,
                   MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                   Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl, boolean signed,
                   Instant nextTriggerTime, Instant createdAt, Instant updatedAt, String calendar, int priority,
-                  String pool) {
+                  String pool, Completion completion, Long callbackTimeoutMs) {
 }

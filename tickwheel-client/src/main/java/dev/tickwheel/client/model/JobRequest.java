@@ -31,12 +31,16 @@ import java.util.Objects;
  * @param calendar      CRON and FIXED_RATE: the name of a calendar whose excluded days get no instance; null for none
  * @param priority      0..9, higher first when call slots are short; null for the default (5)
  * @param pool          the name of a pool whose limits the job shares; null for none
+ * @param completion    null for the default (IMMEDIATE); CALLBACK: the target reports later (WEBHOOK only)
+ * @param callbackTimeoutMs with CALLBACK: how long the report may take after the answer or the last heartbeat,
+ *                      1 000..604 800 000; null for the default (an hour)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
 public record JobRequest(String name, Schedule schedule, Target target, Object params, Boolean enabled,
                          MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                          Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl,
-                         String signingSecret, String calendar, Integer priority, String pool) {
+                         String signingSecret, String calendar, Integer priority, String pool, Completion completion,
+                         Long callbackTimeoutMs) {
 
     public JobRequest {
         if (name == null || name.isBlank()) {
@@ -49,6 +53,7 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         known("misfirePolicy", misfirePolicy);
         known("delivery", delivery);
         known("overLimit", overLimit);
+        known("completion", completion);
     }
 
     /** A builder of a job named {@code name}, with {@code schedule} and {@code target}; the rest default. */
@@ -85,6 +90,8 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         private String calendar;
         private Integer priority;
         private String pool;
+        private Completion completion;
+        private Long callbackTimeoutMs;
 
         private Builder(String name, Schedule schedule, Target target) {
             this.name = name;
@@ -162,7 +169,19 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
 
         public JobRequest build() {
             return new JobRequest(name, schedule, target, params, enabled, misfirePolicy, retry, delivery, timeoutMs,
-                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar, priority, pool);
+                    maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar, priority, pool,
+                    completion, callbackTimeoutMs);
+        }
+
+        /**
+         * The target finishes later: a 2xx answer only accepts the work, and the target POSTs its outcome to the
+         * call's {@code Tickwheel-Callback-Url} (any member takes it) within {@code timeout} of the answer or of its
+         * last heartbeat; else the attempt fails as timed out and the retry policy applies. WEBHOOK targets only.
+         */
+        public Builder completesByCallback(Duration timeout) {
+            this.completion = Completion.CALLBACK;
+            this.callbackTimeoutMs = timeout.toMillis();
+            return this;
         }
 
         /** 0..9: the order of its instances when call slots are short, higher first (default 5). */

@@ -28,6 +28,13 @@ public sealed interface ClusterEvent {
     record Cancelled(long instanceId, long jobId) implements ClusterEvent {
     }
 
+    /**
+     * An instance that awaited a callback was settled (reported, or past its deadline) by another member: its owner
+     * frees the job slot it kept for it.
+     */
+    record CallbackSettled(long instanceId) implements ClusterEvent {
+    }
+
     /** A job was created, changed, enabled, disabled or deleted: forget cached copies, and its owner loads it. */
     record JobChanged(long jobId) implements ClusterEvent {
     }

@@ -14,6 +14,7 @@ import java.util.Optional;
  *   8431773001 moved 7301234567890 7300000000001 17 1790000000000 Rescheduled(instanceId, jobId, shard, triggerAtMs)
  *   8431773001 job 7300000000001                                  JobChanged(jobId)
  *   8431773001 gathered 7300000000001                             Gathered(jobId)
+ *   8431773001 settled 7301234567890                              CallbackSettled(instanceId)
  * </pre>
  *
  * <p>Every field is a decimal {@code long} (a shard an {@code int}), so lines are ASCII and a payload's length in characters is its length in
@@ -52,6 +53,8 @@ final class EventLines {
             return session + " job " + changed.jobId();
         } else if (event instanceof ClusterEvent.Gathered gathered) {
             return session + " gathered " + gathered.jobId();
+        } else if (event instanceof ClusterEvent.CallbackSettled settled) {
+            return session + " settled " + settled.instanceId();
         }
         throw new IllegalArgumentException("not sent on the bus: " + event);
     }
@@ -109,6 +112,8 @@ final class EventLines {
                         ? new ClusterEvent.Cancelled(Long.parseLong(fields[2]), Long.parseLong(fields[3])) : null;
                 case "job" -> fields.length == 3 ? new ClusterEvent.JobChanged(Long.parseLong(fields[2])) : null;
                 case "gathered" -> fields.length == 3 ? new ClusterEvent.Gathered(Long.parseLong(fields[2])) : null;
+                case "settled" -> fields.length == 3
+                        ? new ClusterEvent.CallbackSettled(Long.parseLong(fields[2])) : null;
                 default -> null;
             };
             return event == null ? Optional.empty() : Optional.of(new Line(session, event));

@@ -81,6 +81,8 @@ public final class CallSlots {
     private static final int SERVER = 3;
     private static final int ADMITTED = 4;
     private static final int PRIORITIES = 10;
+    /** The target named by {@link #adoptAccepted}'s tickets, which hold no target slot. */
+    private static final String ADOPTED_TARGET = "(awaiting a callback)";
 
     /** What {@link #acquire} did with a request. */
     public enum Admission {
@@ -138,6 +140,11 @@ public final class CallSlots {
         private boolean released;
         /** Set when the call ended: job, pool and target slots given back, the server slot kept. Guarded likewise. */
         private boolean callEnded;
+        /**
+         * Set when the call was accepted for a later callback ({@link #callAccepted}) and until {@link #callbackEnded}:
+         * the job's slot is still taken. Guarded likewise.
+         */
+        private boolean jobKept;
         /** The level whose queue this ticket waits in, null when it waits nowhere. Guarded by the owner's monitor. */
         private Level waitingIn;
         /** Its rank in {@link #waitingIn}'s queue: queued time minus priority times the ageing step. Guarded likewise. */
@@ -414,6 +421,68 @@ public final class CallSlots {
         runCallbacks(admitted);
     }
 
+    /**
+     * As {@link #callEnded}, for a call whose target accepted the work and reports its outcome later (a job completing
+     * by callback): the pool and target slots go back, but the job's stays taken until {@link #callbackEnded}, so a
+     * job's {@code maxConcurrent} counts the work still running at the target. The server slot still goes back at
+     * {@link #release}. Does nothing for a ticket not admitted, released, or ended already.
+     */
+    public void callAccepted(Ticket ticket) {
+        List<Ticket> admitted = new ArrayList<>(2);
+        synchronized (this) {
+            if (ticket.levels != ADMITTED || ticket.released || ticket.callEnded) {
+                return;
+            }
+            long now = ticker.getAsLong();
+            ticket.callEnded = true;
+            ticket.jobKept = heldLevel(ticket, JOB) != null;
+            ended++;
+            heldLevel(ticket, TARGET).admitted--;
+            free(ticket, TARGET, now, admitted);
+            free(ticket, POOL, now, admitted);
+        }
+        runCallbacks(admitted);
+    }
+
+    /**
+     * The work of a ticket {@link #callAccepted} ended (reported, failed, timed out): its job's slot goes back to the
+     * job's first waiter. Idempotent; does nothing for a ticket whose job slot is not kept.
+     */
+    public void callbackEnded(Ticket ticket) {
+        List<Ticket> admitted = new ArrayList<>(1);
+        synchronized (this) {
+            if (!ticket.jobKept) {
+                return;
+            }
+            ticket.jobKept = false;
+            free(ticket, JOB, ticker.getAsLong(), admitted);
+        }
+        runCallbacks(admitted);
+    }
+
+    /**
+     * Counts, in its job's limit, the work of an instance that awaits a callback and that this server did not start
+     * (it found the instance in the store, after a restart or a take-over): the returned ticket holds a slot of the
+     * job only, over the limit if need be (the work is already running), until {@link #callbackEnded}. Returns null
+     * for a job without a limit.
+     */
+    public Ticket adoptAccepted(long instanceId, long jobId, int jobLimit) {
+        if (jobLimit < 1) {
+            return null;
+        }
+        Ticket ticket = new Ticket(instanceId, jobId, 0, jobLimit, false, null, ADOPTED_TARGET, 1, t -> { });
+        synchronized (this) {
+            ticket.acquired = true;
+            ticket.released = true;
+            ticket.callEnded = true;
+            ticket.levels = ADMITTED;
+            ticket.jobKept = true;
+            Level job = jobs.computeIfAbsent(jobId, id -> new Level(jobLimit));
+            job.used++;
+        }
+        return ticket;
+    }
+
     /** The body of {@link #release}; adds to {@code admitted} the waiters the freed slots let through. */
     private void giveBack(Ticket ticket, long now, List<Ticket> admitted) {
         if (ticket.released) {
@@ -422,7 +491,7 @@ public final class CallSlots {
         ticket.released = true;
         if (ticket.callEnded) {
             ended--;
-            free(ticket, SERVER, now, admitted); // its other slots went back when the call ended
+            free(ticket, SERVER, now, admitted); // its other slots went back when the call ended (or were accepted)
             return;
         }
         Level waitingIn = ticket.waitingIn;

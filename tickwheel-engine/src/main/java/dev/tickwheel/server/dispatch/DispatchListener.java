@@ -88,6 +88,16 @@ public interface DispatchListener {
                 first.fenced(what);
                 second.fenced(what);
             }
+            @Override
+            public void callbackAwaited() {
+                first.callbackAwaited();
+                second.callbackAwaited();
+            }
+            @Override
+            public void callbackSettled(String outcome) {
+                first.callbackSettled(outcome);
+                second.callbackSettled(outcome);
+            }
         };
     }
 
@@ -150,5 +160,16 @@ public interface DispatchListener {
      * store's fence refused the claim) or {@code "call"} (claimed, but the lease lapsed before the call started).
      */
     default void fenced(String what) {
+    }
+
+    /** A target accepted a call of a job completing by callback: the instance awaits its report. */
+    default void callbackAwaited() {
+    }
+
+    /**
+     * A callback report, or a deadline, settled or extended an attempt: {@code outcome} is {@code SUCCEEDED},
+     * {@code FAILED}, {@code RUNNING} (a heartbeat) or {@code TIMED_OUT}. Told by the member that wrote it.
+     */
+    default void callbackSettled(String outcome) {
     }
 }

@@ -6,6 +6,7 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.pool.InstancePool;
+import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 import java.time.Clock;
@@ -27,6 +28,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.concurrent.NamedThreadFactory;
 import org.slf4j.Logger;
@@ -127,6 +129,10 @@ public final class InstanceDispatcher implements AutoCloseable {
     /** The pools this member has dispatched for; each is told to {@link #poolListener} once. */
     private final Set<String> poolsSeen = ConcurrentHashMap.newKeySet();
     private volatile Consumer<String> poolListener = pool -> { };
+    /** The job slots kept for calls accepted for a later callback. */
+    private final AwaitedCallbacks awaited;
+    /** The callback URL of an attempt (base URL and token), or null while this server takes no callbacks. */
+    private volatile Function<CallbackAttempt, String> callbackUrls;
 
     /** Told when an instance reaches a final state, so fixed-delay jobs can plan their next instance. */
     @FunctionalInterface
@@ -161,8 +167,9 @@ public final class InstanceDispatcher implements AutoCloseable {
         this.poolWakeups.setRemoveOnCancelPolicy(true);
         this.slots = new CallSlots(maxCallsInFlight, PRIORITY_AGING.toNanos(), System::nanoTime,
                 this::wakeLater);
+        this.awaited = new AwaitedCallbacks(slots, System::nanoTime);
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
-                completions, this::settleFailure, this::settled);
+                completions, this::settleFailure, this::settled, awaited);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
                 this::resolveFailed);
         int starters = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -290,6 +297,32 @@ public final class InstanceDispatcher implements AutoCloseable {
     /** A pool's calls in flight (with those about to start) and its instances waiting, on this member. */
     public CallSlots.PoolUsage poolUsage(String pool) {
         return slots.poolUsage(pool);
+    }
+
+    /**
+     * Where the targets of jobs completing by callback report: {@code urls} makes an attempt's callback URL (the
+     * server's public URL and the attempt's token). Until it is set, such a job's attempts fail at once, saying so.
+     */
+    public void takeCallbacksAt(Function<CallbackAttempt, String> urls) {
+        callbackUrls = Objects.requireNonNull(urls, "urls");
+    }
+
+    /**
+     * An instance no longer awaits a callback (reported, failed, timed out; here or, told by a prompt, elsewhere):
+     * the job slot this member kept for it, if any, goes back. Idempotent.
+     */
+    public void callbackEnded(long instanceId) {
+        awaited.ended(instanceId);
+    }
+
+    /**
+     * Makes the job slots kept for awaited callbacks match the store ({@link AwaitedCallbacks#reconcile}).
+     *
+     * @param readStartNanos when the read of {@code awaiting} began ({@link System#nanoTime})
+     * @param awaiting       {@link InstanceStore#findAwaitingCallbacksOfLimitedJobs}
+     */
+    public void reconcileCallbacks(long readStartNanos, List<Instance> awaiting) {
+        awaited.reconcile(readStartNanos, awaiting, jobId -> jobs.get(jobId));
     }
 
     /** Fired instances waiting for a call slot (they are still WAITING in the store). */
@@ -467,24 +500,38 @@ public final class InstanceDispatcher implements AutoCloseable {
             return;
         }
         listener.fired(Duration.between(instance.expectedTriggerTime(), admitted.firedAt()));
+        boolean byCallback = job.delivery().completion().byCallback();
+        Function<CallbackAttempt, String> urls = callbackUrls;
+        String callbackUrl = byCallback && urls != null
+                ? urls.apply(new CallbackAttempt(instance.id(), instance.attempt(), instance.claimEpoch())) : null;
         JobContext context = new JobContext(instance.id(), job.id(), job.name(),
                 instance.params() != null ? instance.params() : job.params(),
                 instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch(),
-                instance.key());
+                instance.key(), callbackUrl);
         CompletableFuture<String> call;
         long callStartNanos = System.nanoTime(); // a measurement for metrics only: no fake ticker needed
         try {
-            call = targets.invoke(job, context, job.delivery().timeoutOr(defaultTimeout));
+            call = byCallback && callbackUrl == null
+                    ? CompletableFuture.failedFuture(new IllegalStateException("job '" + job.name() + "' completes by"
+                            + " callback, but this server takes no callbacks: give it its public URL (--public-url)"))
+                    : targets.invoke(job, context, job.delivery().timeoutOr(defaultTimeout));
         } catch (Throwable failure) { // an invoker must not throw; if one does, the attempt fails, nothing leaks
             call = CompletableFuture.failedFuture(failure);
         }
         call.whenComplete((output, failure) -> {
             // The call is over: the job and the target may take their next call now; the server slot stays until
-            // the outcome is written, so DISPATCHING rows never outnumber the server's slots.
-            slots.callEnded(admitted.ticket());
+            // the outcome is written, so DISPATCHING rows never outnumber the server's slots. A call accepted for a
+            // later callback keeps its job's slot until the report (the job's limit counts the work).
+            boolean accepted = failure == null && byCallback;
+            if (accepted) {
+                slots.callAccepted(admitted.ticket());
+            } else {
+                slots.callEnded(admitted.ticket());
+            }
             listener.callEnded(job.id(), failure == null, Duration.ofNanos(System.nanoTime() - callStartNanos));
             outcomes.record(new OutcomeRecorder.Outcome(instance, job, admitted.ticket(),
-                    failure == null ? null : InProcessHandlers.unwrap(failure), failure == null ? output : null));
+                    failure == null ? null : InProcessHandlers.unwrap(failure),
+                    failure == null && !byCallback ? output : null, accepted));
         });
     }
 

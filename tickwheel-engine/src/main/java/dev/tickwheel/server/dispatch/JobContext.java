@@ -24,6 +24,7 @@ public final class JobContext {
     private final int node;
     private final long epoch;
     private final String key;
+    private final String callbackUrl;
     private volatile String output;
 
     /**
@@ -42,6 +43,17 @@ public final class JobContext {
      */
     public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
                       int attempt, int node, long epoch, String key) {
+        this(instanceId, jobId, jobName, params, expectedTriggerTime, attempt, node, epoch, key, null);
+    }
+
+    /**
+     * As the other constructor, for an attempt of a job that completes by callback.
+     *
+     * @param callbackUrl where the target reports this attempt's outcome (absolute, with its single-use token), or
+     *                    null for a job that completes when its call does
+     */
+    public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
+                      int attempt, int node, long epoch, String key, String callbackUrl) {
         this.instanceId = instanceId;
         this.jobId = jobId;
         this.jobName = jobName;
@@ -51,6 +63,7 @@ public final class JobContext {
         this.node = node;
         this.epoch = epoch;
         this.key = key;
+        this.callbackUrl = callbackUrl;
     }
 
     public long instanceId() {
@@ -89,6 +102,11 @@ public final class JobContext {
     /** The caller's key of an on-demand run, or null. */
     public String key() {
         return key;
+    }
+
+    /** Where the target reports this attempt's outcome (completion CALLBACK), or null. */
+    public String callbackUrl() {
+        return callbackUrl;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tickwheel.server.dispatch;
 import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.job.Job;
+import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.InstanceStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -46,9 +47,11 @@ final class OutcomeRecorder implements AutoCloseable {
 
     /**
      * How one call ended: {@code failure} is null on success; {@code output} is the success's output (JSON text), or
-     * null.
+     * null; {@code accepted} is true for a success of a job completing by callback, whose target only accepted the
+     * work ({@link CallSlots#callAccepted}).
      */
-    record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure, String output) {
+    record Outcome(Instance instance, Job job, CallSlots.Ticket ticket, Throwable failure, String output,
+                   boolean accepted) {
     }
 
     /** Decides and writes what a failed attempt becomes (a retry or FAILED); does nothing if the row moved on. */
@@ -64,13 +67,14 @@ final class OutcomeRecorder implements AutoCloseable {
     private final InstanceDispatcher.CompletionListener completions;
     private final FailureSettler failures;
     private final Consumer<Outcome> settled;
+    private final AwaitedCallbacks awaited;
     private final Batcher<Outcome> batcher;
     /** Set by close(): a batch the store keeps refusing is then given up instead of retried. */
     private volatile boolean closing;
 
     OutcomeRecorder(InstanceStore instances, Clock clock, int maxBatch, CallSlots slots, DispatchListener listener,
                     InstanceDispatcher.CompletionListener completions, FailureSettler failures,
-                    Consumer<Outcome> settled) {
+                    Consumer<Outcome> settled, AwaitedCallbacks awaited) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.slots = Objects.requireNonNull(slots, "slots");
@@ -78,6 +82,7 @@ final class OutcomeRecorder implements AutoCloseable {
         this.completions = Objects.requireNonNull(completions, "completions");
         this.failures = Objects.requireNonNull(failures, "failures");
         this.settled = Objects.requireNonNull(settled, "settled");
+        this.awaited = Objects.requireNonNull(awaited, "awaited");
         this.batcher = new Batcher<>("outcome", maxBatch, this::write, (batch, failure) -> {
             log.error("recording {} outcomes failed; their instances stay DISPATCHING until the next start",
                     batch.size(), failure);
@@ -92,10 +97,16 @@ final class OutcomeRecorder implements AutoCloseable {
 
     private void write(List<Outcome> batch) {
         List<Outcome> succeeded = new ArrayList<>(batch.size());
+        List<Outcome> accepted = new ArrayList<>(0);
         for (Outcome outcome : batch) {
-            if (outcome.failure() == null) {
+            if (outcome.accepted()) {
+                accepted.add(outcome);
+            } else if (outcome.failure() == null) {
                 succeeded.add(outcome);
             }
+        }
+        if (!accepted.isEmpty()) {
+            writeAccepted(accepted);
         }
         if (!succeeded.isEmpty()) {
             List<Long> ids = succeeded.stream().filter(o -> o.output() == null).map(o -> o.instance().id()).toList();
@@ -134,6 +145,36 @@ final class OutcomeRecorder implements AutoCloseable {
                 }
             } finally {
                 done(outcome);
+            }
+        }
+    }
+
+    /**
+     * The targets of these calls accepted the work and will report by callback: each instance stays DISPATCHING with
+     * its report due by the job's callback time-out. Its job slot is kept before the write, so that a report settled
+     * meanwhile (on this member) frees it; it is freed here if the write finds the row moved on (reported already,
+     * or the claim lost).
+     */
+    private void writeAccepted(List<Outcome> accepted) {
+        Instant now = clock.instant();
+        Map<CallbackAttempt, Instant> deadlines = new HashMap<>();
+        for (Outcome outcome : accepted) {
+            Instance instance = outcome.instance();
+            deadlines.put(new CallbackAttempt(instance.id(), instance.attempt(), instance.claimEpoch()),
+                    now.plusMillis(outcome.job().delivery().completion().callbackTimeoutMs()));
+            awaited.keep(instance.id(), outcome.ticket());
+        }
+        Set<Long> moved = untilWritten("record " + accepted.size() + " calls accepted for a callback",
+                () -> instances.acceptCallbacks(deadlines));
+        for (Outcome outcome : accepted) {
+            long id = outcome.instance().id();
+            if (moved != null && moved.contains(id)) {
+                listener.callbackAwaited();
+                log.debug("instance {} of job {}: the target accepted attempt {}; its report is due by {}", id,
+                        outcome.job().id(), outcome.instance().attempt(), deadlines.get(new CallbackAttempt(id,
+                                outcome.instance().attempt(), outcome.instance().claimEpoch())));
+            } else {
+                awaited.ended(id); // reported already, or the claim is no longer this member's; or given up
             }
         }
     }

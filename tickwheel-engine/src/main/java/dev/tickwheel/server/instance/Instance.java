@@ -38,6 +38,8 @@ import java.util.Objects;
  * @param rerunOf              the instance this one reruns, or null
  * @param output               the JSON its target answered its successful attempt with (at most
  *                             {@link #MAX_OUTPUT_LENGTH} characters), or null
+ * @param callbackDeadline     while DISPATCHING after its target accepted the call of a job completing by callback:
+ *                             when the target's report is due at the latest (the accepting member's clock); else null
  */
 public record Instance(
         long id,
@@ -58,7 +60,8 @@ public record Instance(
         String key,
         Integer priority,
         Long rerunOf,
-        String output) {
+        String output,
+        Instant callbackDeadline) {
 
     /** Longest output kept: 8 KiB of JSON text (a webhook's body is read up to as many bytes). */
     public static final int MAX_OUTPUT_LENGTH = 8192;

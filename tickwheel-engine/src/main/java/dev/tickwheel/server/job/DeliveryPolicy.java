@@ -21,9 +21,10 @@ import java.util.regex.Pattern;
  * @param priority      {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, higher first: the admission order of its
  *                      instances when call slots are short (an on-demand run may set its own)
  * @param pool          the name of the {@link InstancePool} whose limits the job shares, or null for none
+ * @param completion    when an attempt is over: at the call's answer, or at the target's later report
  */
 public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurrent, OverLimit overLimit,
-                             int priority, String pool) {
+                             int priority, String pool, Completion completion) {
 
     /** Longest whole-call deadline a job may ask for: one hour. */
     public static final long MAX_TIMEOUT_MS = 3_600_000L;
@@ -68,6 +69,7 @@ public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurr
     public DeliveryPolicy {
         Objects.requireNonNull(guarantee, "guarantee");
         Objects.requireNonNull(overLimit, "overLimit");
+        Objects.requireNonNull(completion, "completion");
         if (timeoutMs < 0 || timeoutMs > MAX_TIMEOUT_MS) {
             throw new IllegalArgumentException("timeoutMs must be in 0.." + MAX_TIMEOUT_MS + " (0: the server's"
                     + " default): " + timeoutMs);
@@ -82,10 +84,11 @@ public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurr
         }
     }
 
-    /** The default priority and no pool. */
+    /** The default priority, no pool, immediate completion. */
     public DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurrent, OverLimit overLimit) {
-        this(guarantee, timeoutMs, maxConcurrent, overLimit, DEFAULT_PRIORITY, null);
+        this(guarantee, timeoutMs, maxConcurrent, overLimit, DEFAULT_PRIORITY, null, Completion.IMMEDIATE);
     }
+
 
     /**
      * Checks a priority, the job's or a run's.

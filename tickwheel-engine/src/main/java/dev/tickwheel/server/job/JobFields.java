@@ -37,6 +37,10 @@ final class JobFields {
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(delivery, "delivery");
         Objects.requireNonNull(operations, "operations");
+        if (delivery.completion().byCallback() && target.type() != TargetType.WEBHOOK) {
+            throw new IllegalArgumentException("completion CALLBACK applies only to WEBHOOK targets (a handler"
+                    + " completes its stage when its work is done): " + target.type());
+        }
     }
 
     /** Parameters of a job or an instance: at most {@link Job#MAX_PARAMS_LENGTH} characters. */

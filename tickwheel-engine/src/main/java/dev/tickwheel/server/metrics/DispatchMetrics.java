@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code target} (WEBHOOK, HANDLER) and {@code outcome} (success, failure, retry),
  * {@code tickwheel.dispatch.claim.lost}, {@code tickwheel.dispatch.skipped}, and {@code tickwheel.cluster.fenced}
  * tagged {@code what} (fire, claim, call: work let go because this member does not hold the shard), and
- * {@code tickwheel.misfires} tagged {@code policy} (missed triggers a misfire policy dropped; kept out of lateness,
+ * {@code tickwheel.callbacks} tagged {@code outcome} (ACCEPTED, SUCCEEDED, FAILED, RUNNING, TIMED_OUT: jobs
+ * completing by callback), {@code tickwheel.misfires} tagged {@code policy} (missed triggers a misfire policy dropped; kept out of lateness,
  * which only fired instances reach), and {@code tickwheel.job.calls} (a timer, Prometheus
  * {@code tickwheel_job_calls_seconds_count|sum|max}) tagged {@code job} and {@code outcome} (success, failure): each
  * call's duration per job. The {@code job} tag is the job id for the first {@value JobLabels#DEFAULT_LIMIT} jobs
@@ -45,6 +46,8 @@ public final class DispatchMetrics implements DispatchListener {
     private final Map<TargetType, Counter> failures = new EnumMap<>(TargetType.class);
     private final Map<TargetType, Counter> retries = new EnumMap<>(TargetType.class);
     private final Map<String, Counter> fenced = new java.util.HashMap<>();
+    /** {@code tickwheel.callbacks} by outcome: accepted (awaited), SUCCEEDED, FAILED, RUNNING, TIMED_OUT. */
+    private final Map<String, Counter> callbacks = new java.util.HashMap<>();
     private final Map<MisfirePolicy, Counter> misfires = new EnumMap<>(MisfirePolicy.class);
     private final MeterRegistry registry;
     private final JobLabels jobLabels = new JobLabels(JobLabels.DEFAULT_LIMIT);
@@ -67,6 +70,13 @@ public final class DispatchMetrics implements DispatchListener {
         skipped = Counter.builder("tickwheel.dispatch.skipped")
                 .description("instances cancelled because their job was at maxConcurrent with overLimit SKIP")
                 .register(registry);
+        for (String outcome : new String[] {"ACCEPTED", "SUCCEEDED", "FAILED", "RUNNING", "TIMED_OUT"}) {
+            callbacks.put(outcome, Counter.builder("tickwheel.callbacks")
+                    .description("attempts of jobs completing by callback: ACCEPTED = the target accepted the call and"
+                            + " the instance awaits its report; SUCCEEDED, FAILED = reports; RUNNING = heartbeats;"
+                            + " TIMED_OUT = no report by the deadline")
+                    .tag("outcome", outcome).register(registry));
+        }
         for (String what : new String[] {"fire", "claim", "call"}) {
             fenced.put(what, Counter.builder("tickwheel.cluster.fenced")
                     .description("work this member let go because it does not hold the shard: fire = a timer for a"
@@ -103,6 +113,19 @@ public final class DispatchMetrics implements DispatchListener {
     @Override
     public void fenced(String what) {
         Counter counter = fenced.get(what);
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    @Override
+    public void callbackAwaited() {
+        callbacks.get("ACCEPTED").increment();
+    }
+
+    @Override
+    public void callbackSettled(String outcome) {
+        Counter counter = callbacks.get(outcome);
         if (counter != null) {
             counter.increment();
         }

@@ -278,6 +278,8 @@ public final class ShardOwner implements ShardListener {
             }
         } else if (event instanceof ClusterEvent.Cancelled cancelled) {
             dispatcher.disarm(cancelled.instanceId());
+        } else if (event instanceof ClusterEvent.CallbackSettled settled) {
+            dispatcher.callbackEnded(settled.instanceId());
         } else if (event instanceof ClusterEvent.JobChanged changed) {
             catalog.invalidate(changed.jobId());
             if (ownership.holds(ownership.shardOf(changed.jobId()))) {

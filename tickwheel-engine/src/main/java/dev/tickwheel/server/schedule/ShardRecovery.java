@@ -88,6 +88,10 @@ public final class ShardRecovery {
      * weighed it against the older ones.
      */
     public Report run(Collection<Integer> shards, Runnable loaderPass) {
+        // Before anything of these shards can fire: a job's limit counts the work its targets accepted for a later
+        // callback under an earlier owner (or this member before a restart).
+        long readStart = System.nanoTime();
+        dispatcher.reconcileCallbacks(readStart, instances.findAwaitingCallbacksOfLimitedJobs());
         // The horizon first: what is written from now on and due within it is armed when its owner hears of it. Set
         // even if what follows fails: the periodic passes then take these shards as recovered (see ShardOwner).
         Instant until = clock.instant().plus(horizon);

@@ -25,6 +25,12 @@ public interface ClusterStore {
     /** Shards of this store, fixed when its schema was created (256). */
     int shardCount();
 
+    /**
+     * The cluster's key for callback tokens ({@code dev.tickwheel.server.dispatch.CallbackTokens}): 32 random bytes
+     * made by the first member that asks and shared by all through the store. Read once, then kept.
+     */
+    byte[] callbackKey();
+
     /** This member's session: random, distinct per opened store; the owner token of its leases. */
     long session();
 

@@ -158,6 +158,49 @@ public interface InstanceStore {
      */
     Set<Long> markAllSucceeded(Map<Long, String> outputs);
 
+    /**
+     * The targets of these DISPATCHING attempts accepted their calls and will report by callback: each row keeps
+     * DISPATCHING and is due to be reported by its deadline (a later deadline already set by a heartbeat stays).
+     * Fenced like every settle of this member's claims; one transaction.
+     *
+     * @return the ids this call updated (absent: the row moved on, a report came first, or the claim is no longer
+     *         this member's)
+     */
+    Set<Long> acceptCallbacks(Map<CallbackAttempt, Instant> deadlines);
+
+    /**
+     * The target reported success: DISPATCHING → SUCCEEDED with its output, if the row is still on this attempt and
+     * the deadline has not passed. Not fenced by a lease: any member may take a report ({@link CallbackAttempt}).
+     */
+    boolean callbackSucceeded(CallbackAttempt attempt, String output);
+
+    /**
+     * The attempt failed by the target's report ({@code timedOut} false: only before the deadline) or by its deadline
+     * ({@code timedOut} true: only after it): DISPATCHING → FAILED.
+     */
+    boolean callbackFailed(CallbackAttempt attempt, boolean timedOut, String error);
+
+    /**
+     * As {@link #callbackFailed}, but another attempt is allowed: DISPATCHING → WAITING due at {@code next}, and the
+     * failed attempt recorded for {@link #history}, in one transaction.
+     */
+    boolean callbackRetry(CallbackAttempt attempt, boolean timedOut, Instant next, String error);
+
+    /** The target is still working: the deadline moves to {@code newDeadline}, if it has not passed. */
+    boolean callbackHeartbeat(CallbackAttempt attempt, Instant newDeadline);
+
+    /**
+     * Up to {@code limit} instances of the shards this member holds that await a callback whose deadline is
+     * {@code now} or earlier, by id.
+     */
+    List<Instance> findTimedOutCallbacks(Instant now, int limit);
+
+    /**
+     * Every instance of the shards this member holds that awaits a callback and whose job has a
+     * {@code maxConcurrent}: what the job's limit still counts.
+     */
+    List<Instance> findAwaitingCallbacksOfLimitedJobs();
+
     /** DISPATCHING → FAILED with {@code error}. Returns false if the instance is not dispatching. */
     boolean markFailed(long instanceId, String error);
 

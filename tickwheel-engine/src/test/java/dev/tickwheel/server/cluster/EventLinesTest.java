@@ -23,7 +23,8 @@ class EventLinesTest {
                 new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L, null),
                 new ClusterEvent.Rescheduled(3, 4, 255, 1_790_000_000_123L, 0),
                 new ClusterEvent.JobChanged(Long.MAX_VALUE),
-                new ClusterEvent.Gathered(Long.MIN_VALUE));
+                new ClusterEvent.Gathered(Long.MIN_VALUE),
+                new ClusterEvent.CallbackSettled(Long.MAX_VALUE));
         for (ClusterEvent event : events) {
             String line = EventLines.encode(-42, event);
             assertEquals(Optional.of(new EventLines.Line(-42, event)), EventLines.decode(line), line);
@@ -38,6 +39,7 @@ class EventLinesTest {
         assertEquals("1 moved 5 6 8 7", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7, null)));
         assertEquals("1 moved 5 6 8 7 2", EventLines.encode(1, new ClusterEvent.Rescheduled(5, 6, 8, 7, 2)));
         assertEquals("1 gathered 6", EventLines.encode(1, new ClusterEvent.Gathered(6)));
+        assertEquals("1 settled 5", EventLines.encode(1, new ClusterEvent.CallbackSettled(5)));
     }
 
     @Test

@@ -89,6 +89,11 @@ final class FakeClusterStore implements ClusterStore {
     }
 
     @Override
+    public byte[] callbackKey() {
+        return new byte[32];
+    }
+
+    @Override
     public long session() {
         return session;
     }

@@ -32,6 +32,8 @@ import java.util.List;
  * @param priority             its own priority (a run's), or absent: its job's
  * @param rerunOf              the instance this one reruns, or absent
  * @param output               the JSON its target answered its successful attempt with, or absent
+ * @param callbackDeadline     while its target works on an accepted call of a job completing by callback: when the
+ *                             report is due at the latest; absent otherwise
  */
 public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
                                Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
@@ -40,5 +42,6 @@ public record InstanceResponse(String id, String jobId, String jobName, String k
                                @JsonInclude(JsonInclude.Include.NON_NULL) List<AttemptResponse> attempts,
                                @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
                                @JsonInclude(JsonInclude.Include.NON_NULL) String rerunOf,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode output) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode output,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Instant callbackDeadline) {
 }

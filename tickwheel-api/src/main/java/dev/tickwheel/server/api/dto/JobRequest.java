@@ -28,9 +28,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param calendar      the name of a calendar whose excluded days the schedule skips (CRON and FIXED_RATE)
  * @param priority      0..9, higher first when call slots are short; default 5
  * @param pool          the name of a pool whose concurrency and rate the job shares; default none
+ * @param completion    IMMEDIATE (default): an attempt ends with its call; CALLBACK: a 2xx answer only accepts the
+ *                      work, and the target reports its outcome to the call's Tickwheel-Callback-Url (WEBHOOK only)
+ * @param callbackTimeoutMs with CALLBACK: how long after the answer, or the last heartbeat, the report may come,
+ *                      1 000..604 800 000; default 3 600 000 (an hour)
  */
 public record JobRequest(String name, ScheduleBody schedule, TargetBody target, JsonNode params, Boolean enabled,
                          String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
                          String overLimit, Integer retentionDays, String alertUrl, String signingSecret,
-                         String calendar, Integer priority, String pool) {
+                         String calendar, Integer priority, String pool, String completion,
+                         Long callbackTimeoutMs) {
 }

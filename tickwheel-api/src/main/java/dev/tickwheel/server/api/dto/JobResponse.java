@@ -18,10 +18,13 @@ import java.time.Instant;
  * @param signed          whether its webhook calls are signed (the secret itself is never shown)
  * @param priority        0..9, higher first when call slots are short
  * @param pool            the pool whose limits the job shares, or null
+ * @param completion      IMMEDIATE or CALLBACK
+ * @param callbackTimeoutMs with CALLBACK, the callback time-out; null otherwise
  */
 public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
                           boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
                           Integer maxConcurrent, String overLimit, Integer retentionDays, String alertUrl,
                           boolean signed, Instant nextTriggerTime,
-                          Instant createdAt, Instant updatedAt, String calendar, int priority, String pool) {
+                          Instant createdAt, Instant updatedAt, String calendar, int priority, String pool,
+                          String completion, Long callbackTimeoutMs) {
 }

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * tickwheel}, {@code Idempotency-Key: <instanceId>-<attempt>}, {@code Tickwheel-Instance-Id}, {@code Tickwheel-Job-Id}
  * {@code Tickwheel-Attempt}, and for forensics {@code Tickwheel-Node} and {@code Tickwheel-Epoch} (the member and the
  * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "key", "params",
- * "expectedTriggerTime", "attempt", "idempotencyKey"}} ({@code key}: the caller's run key, or null). IDs are strings because 64-bit values lose precision as JavaScript numbers;
+ * "expectedTriggerTime", "attempt", "idempotencyKey"}} ({@code key}: the caller's run key, or null), and for a job
+ * completing by callback the header {@value #CALLBACK_URL_HEADER} and the same URL as {@code "callbackUrl"}. IDs are
+ * strings because 64-bit values lose precision as JavaScript numbers;
  * {@code params} is embedded as JSON when it parses as JSON, else as a string.
  *
  * <p>A job with a signing secret ({@code JobOperations#signingSecret}) has every request signed:
@@ -49,6 +51,9 @@ import org.slf4j.LoggerFactory;
  * spends its own deadline waiting.
  */
 public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
+
+    /** The header with the URL where the target of a job completing by callback reports the attempt's outcome. */
+    public static final String CALLBACK_URL_HEADER = "Tickwheel-Callback-Url";
 
     private static final Logger log = LoggerFactory.getLogger(WebhookInvoker.class);
 
@@ -91,6 +96,9 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         headers.put("Tickwheel-Attempt", Integer.toString(context.attempt()));
         headers.put("Tickwheel-Node", Integer.toString(context.node()));
         headers.put("Tickwheel-Epoch", Long.toString(context.epoch()));
+        if (context.callbackUrl() != null) {
+            headers.put(CALLBACK_URL_HEADER, context.callbackUrl());
+        }
         return transport.postJson(url, headers, body, timeout, job.operations().signingSecret())
                 .thenApply(InstanceOutput::ofOrNull);
     }
@@ -119,6 +127,9 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             g.writeStringField("expectedTriggerTime", context.expectedTriggerTime().toString());
             g.writeNumberField("attempt", context.attempt());
             g.writeStringField("idempotencyKey", idempotencyKey);
+            if (context.callbackUrl() != null) {
+                g.writeStringField("callbackUrl", context.callbackUrl());
+            }
             g.writeEndObject();
         } catch (IOException e) {
             throw new IllegalStateException("a JSON body of strings and numbers could not be written", e);

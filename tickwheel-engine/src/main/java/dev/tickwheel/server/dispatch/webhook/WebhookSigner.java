@@ -4,7 +4,9 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.function.BiConsumer;
@@ -70,6 +72,37 @@ public final class WebhookSigner {
         long timestampSeconds = clock.instant().getEpochSecond();
         header.accept(TIMESTAMP_HEADER, Long.toString(timestampSeconds));
         header.accept(SIGNATURE_HEADER, signature(secret, timestampSeconds, body));
+    }
+
+    /**
+     * Checks a signed request the other way round (a target's callback report): {@code signatureHeader} must hold a
+     * {@code v1} signature of {@code "<timestampHeader>.<body>"} under {@code secret}, compared in constant time, and the
+     * timestamp must be within {@code tolerance} of this signer's clock, so a captured report cannot be replayed later.
+     *
+     * @return true if both hold; false for a missing, malformed, stale or wrong header
+     */
+    public boolean verify(String secret, String timestampHeader, String signatureHeader, byte[] body,
+                          Duration tolerance) {
+        Objects.requireNonNull(secret, "secret");
+        if (timestampHeader == null || signatureHeader == null || body == null) {
+            return false;
+        }
+        long timestampSeconds;
+        try {
+            timestampSeconds = Long.parseLong(timestampHeader.strip());
+        } catch (NumberFormatException notANumber) {
+            return false;
+        }
+        if (Math.abs(clock.instant().getEpochSecond() - timestampSeconds) > tolerance.toSeconds()) {
+            return false;
+        }
+        byte[] expected = signature(secret, timestampSeconds, body).getBytes(StandardCharsets.US_ASCII);
+        boolean matched = false;
+        for (String candidate : signatureHeader.split(",")) {
+            // Every candidate is compared, matched or not: the time taken does not tell which one matched.
+            matched |= MessageDigest.isEqual(expected, candidate.strip().getBytes(StandardCharsets.US_ASCII));
+        }
+        return matched;
     }
 
     /** {@code v1=<hex>} of {@code "<timestampSeconds>.<body>"} under {@code secret}. */

@@ -20,6 +20,13 @@ final class ClusterSql {
     /** No parameters. */
     static final String SELECT_SHARD_COUNT = "SELECT shard_count FROM tw_cluster WHERE id = 1";
 
+    /** Parameters: a new key (hex). Sets the callback key if no member has yet; the row lock orders two that race. */
+    static final String SET_CALLBACK_KEY_IF_NONE = "UPDATE tw_cluster SET callback_key = ? WHERE id = 1"
+            + " AND callback_key IS NULL";
+
+    /** The callback key (hex). */
+    static final String SELECT_CALLBACK_KEY = "SELECT callback_key FROM tw_cluster WHERE id = 1";
+
     static final String NODE_COLUMNS = "node_id, session, description, started_at_ms, heartbeat_at_ms, expires_at_ms";
 
     static final String LEASE_COLUMNS = "shard, owner_node, owner_session, epoch, acquired_at_ms, expires_at_ms";

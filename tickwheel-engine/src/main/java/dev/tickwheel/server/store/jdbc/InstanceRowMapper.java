@@ -63,7 +63,7 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
-                -1, 0, instance.key(), instance.priority(), instance.rerunOf(), null);
+                -1, 0, instance.key(), instance.priority(), instance.rerunOf(), null, null);
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -87,6 +87,7 @@ final class InstanceRowMapper {
                 rs.getString("run_key"),
                 JdbcValues.getInt(rs, "priority"),
                 JdbcValues.getLong(rs, "rerun_of"),
-                rs.getString("output"));
+                rs.getString("output"),
+                JdbcValues.getInstant(rs, "callback_deadline_ms"));
     }
 }

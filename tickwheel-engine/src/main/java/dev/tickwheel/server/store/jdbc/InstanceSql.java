@@ -65,8 +65,9 @@ final class InstanceSql {
             "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
             "created_at_ms", "updated_at_ms", "shard", "run_key", "priority", "rerun_of");
 
-    /** Columns a read returns: the inserted ones, the claim's lease and the output. */
-    static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch", "output"));
+    /** Columns a read returns: the inserted ones, the claim's lease, the output and the callback deadline. */
+    static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch", "output",
+            "callback_deadline_ms"));
 
     static final String COLUMNS = String.join(", ", READ_COLUMNS);
 
@@ -342,7 +343,8 @@ final class InstanceSql {
                 + ", l.acquired_at_ms AS lease_acquired_at_ms, " + now + " AS db_now_ms"
                 + " FROM tw_shard_lease l JOIN tw_instance i ON i.shard = l.shard"
                 + " WHERE l.owner_session = ? AND l.expires_at_ms > " + now
-                + " AND i.status = ? AND i.claim_epoch <> l.epoch AND i.id > ? ORDER BY i.id LIMIT ?";
+                + " AND i.status = ? AND i.claim_epoch <> l.epoch AND i.callback_deadline_ms IS NULL AND i.id > ?"
+                + " ORDER BY i.id LIMIT ?";
         cancelAllOfJobReturningIds = dialect.updateReturningIds(CANCEL_ALL_OF_JOB);
     }
 

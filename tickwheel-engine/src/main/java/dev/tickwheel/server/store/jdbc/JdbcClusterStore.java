@@ -46,6 +46,9 @@ final class JdbcClusterStore implements ClusterStore {
     /** -1 until joined and after leaving; volatile: written by the lease thread, read by any caller of acquire. */
     private volatile int nodeId = -1;
 
+    /** Read once by {@link #callbackKey}; a race reads the same stored key twice. */
+    private volatile byte[] callbackKey;
+
     JdbcClusterStore(TransactionRunner runner, SqlDialect dialect, DatabaseClock clock, long session, int shardCount,
                      boolean singleProcess) {
         this.runner = runner;
@@ -59,6 +62,29 @@ final class JdbcClusterStore implements ClusterStore {
     @Override
     public int shardCount() {
         return shardCount;
+    }
+
+    @Override
+    public byte[] callbackKey() {
+        byte[] key = callbackKey;
+        if (key == null) {
+            byte[] fresh = new byte[32];
+            new java.security.SecureRandom().nextBytes(fresh);
+            String stored = runner.inTransaction("read or make the callback key", connection -> {
+                try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SET_CALLBACK_KEY_IF_NONE)) {
+                    ps.setString(1, java.util.HexFormat.of().formatHex(fresh));
+                    ps.executeUpdate();
+                }
+                try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SELECT_CALLBACK_KEY);
+                        ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getString(1);
+                }
+            });
+            key = java.util.HexFormat.of().parseHex(stored);
+            callbackKey = key;
+        }
+        return key.clone();
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.store.AdvanceResult;
 import dev.tickwheel.server.store.ForeignClaim;
 import dev.tickwheel.server.store.InstanceFilter;
+import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
@@ -63,6 +64,7 @@ final class JdbcInstanceStore implements InstanceStore {
     private final FinishedInstancePurge purge;
     private final OnDemandRuns onDemandRuns;
     private final WaitingMoves waitingMoves;
+    private final CallbackTransitions callbacks;
     private final int shardCount;
     private final SqlDialect dialect;
     private final HistoryPartitions partitions;
@@ -86,6 +88,7 @@ final class JdbcInstanceStore implements InstanceStore {
         this.purge = new FinishedInstancePurge(runner, dialect);
         this.onDemandRuns = new OnDemandRuns(runner, dialect, sql, shardCount);
         this.waitingMoves = new WaitingMoves(runner, dialect, clock);
+        this.callbacks = new CallbackTransitions(runner, dialect, clock, fence);
         this.partitions = partitions;
         this.partitionRetention = new PartitionRetention(runner, partitions);
     }
@@ -261,6 +264,45 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public Set<Long> markAllSucceeded(Map<Long, String> outputs) {
         return batchTransitions.markAllSucceeded(outputs);
+    }
+
+    @Override
+    public Set<Long> acceptCallbacks(Map<CallbackAttempt, Instant> deadlines) {
+        Set<Long> moved = new HashSet<>();
+        deadlines.entrySet().stream().collect(java.util.stream.Collectors.groupingBy(Map.Entry::getValue,
+                java.util.stream.Collectors.mapping(Map.Entry::getKey, java.util.stream.Collectors.toList())))
+                .forEach((deadline, attempts) -> moved.addAll(callbacks.accept(attempts, deadline)));
+        return moved;
+    }
+
+    @Override
+    public boolean callbackSucceeded(CallbackAttempt attempt, String output) {
+        return callbacks.succeed(attempt, false, output);
+    }
+
+    @Override
+    public boolean callbackFailed(CallbackAttempt attempt, boolean timedOut, String error) {
+        return callbacks.fail(attempt, timedOut, error);
+    }
+
+    @Override
+    public boolean callbackRetry(CallbackAttempt attempt, boolean timedOut, Instant next, String error) {
+        return callbacks.retry(attempt, timedOut, next, error);
+    }
+
+    @Override
+    public boolean callbackHeartbeat(CallbackAttempt attempt, Instant newDeadline) {
+        return callbacks.heartbeat(attempt, newDeadline);
+    }
+
+    @Override
+    public List<Instance> findTimedOutCallbacks(Instant now, int limit) {
+        return callbacks.findTimedOut(now, limit);
+    }
+
+    @Override
+    public List<Instance> findAwaitingCallbacksOfLimitedJobs() {
+        return callbacks.findAwaitingOfLimitedJobs();
     }
 
     @Override

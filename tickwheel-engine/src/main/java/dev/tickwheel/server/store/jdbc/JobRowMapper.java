@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.job.Completion;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
@@ -30,7 +31,7 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 40 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 42 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
     static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
@@ -87,6 +88,8 @@ final class JobRowMapper {
         ps.setString(i++, delivery.overLimit().name());
         ps.setInt(i++, delivery.priority());
         JdbcValues.setString(ps, i++, delivery.pool());
+        ps.setString(i++, delivery.completion().mode().name());
+        ps.setLong(i++, delivery.completion().callbackTimeoutMs());
         JdbcValues.setInt(ps, i++, operations.retentionDays());
         JdbcValues.setString(ps, i++, operations.alertUrl());
         JdbcValues.setString(ps, i++, operations.signingSecret());
@@ -136,7 +139,8 @@ final class JobRowMapper {
                 new DeliveryPolicy(DeliveryPolicy.Guarantee.valueOf(rs.getString("delivery_guarantee")),
                         rs.getLong("timeout_ms"), rs.getInt("max_concurrent"),
                         DeliveryPolicy.OverLimit.valueOf(rs.getString("over_limit")), rs.getInt("priority"),
-                        rs.getString("pool_name")),
+                        rs.getString("pool_name"), new Completion(Completion.Mode.valueOf(rs.getString("completion")),
+                                rs.getLong("callback_timeout_ms"))),
                 new JobOperations(JdbcValues.getInt(rs, "retention_days"), rs.getString("alert_url"),
                         rs.getString("signing_secret")),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),

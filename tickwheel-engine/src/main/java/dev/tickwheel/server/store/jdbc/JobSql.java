@@ -19,19 +19,19 @@ final class JobSql {
             + " schedule_end_at_ms, schedule_max_runs, calendar_name, target_type, target_value, params, enabled, misfire_policy,"
             + " retry_max_attempts, retry_backoff_ms, retry_multiplier, retry_max_backoff_ms, retry_jitter,"
             + " retry_delays_ms, delivery_guarantee, timeout_ms, max_concurrent, over_limit, priority,"
-            + " pool_name, retention_days, alert_url, signing_secret, next_trigger_time_ms, scheduled_runs, created_at_ms, updated_at_ms,"
+            + " pool_name, completion, callback_timeout_ms, retention_days, alert_url, signing_secret, next_trigger_time_ms, scheduled_runs, created_at_ms, updated_at_ms,"
             + " version";
 
     /**
-     * Parameters: the 39 {@link #COLUMNS} in order, then the shard ({@link dev.tickwheel.server.store.Shards#of}),
+     * Parameters: the 41 {@link #COLUMNS} in order, then the shard ({@link dev.tickwheel.server.store.Shards#of}),
      * which is written once and never read back into a job (an instance carries its own).
      */
     static final String INSERT = "INSERT INTO tw_job (" + COLUMNS + ", shard)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /**
-     * Parameters: name .. next_trigger_time_ms (the 34 definition columns, as in {@link #COLUMNS}), updated_at_ms,
+     * Parameters: name .. next_trigger_time_ms (the 36 definition columns, as in {@link #COLUMNS}), updated_at_ms,
      * id, expected version.
      */
     static final String UPDATE_IF_VERSION = "UPDATE tw_job SET name = ?, schedule_type = ?, schedule_expression = ?,"
@@ -41,7 +41,8 @@ final class JobSql {
             + " target_type = ?, target_value = ?, params = ?, enabled = ?, misfire_policy = ?,"
             + " retry_max_attempts = ?, retry_backoff_ms = ?, retry_multiplier = ?, retry_max_backoff_ms = ?,"
             + " retry_jitter = ?, retry_delays_ms = ?, delivery_guarantee = ?, timeout_ms = ?,"
-            + " max_concurrent = ?, over_limit = ?, priority = ?, pool_name = ?, retention_days = ?, alert_url = ?, signing_secret = ?,"
+            + " max_concurrent = ?, over_limit = ?, priority = ?, pool_name = ?, completion = ?, callback_timeout_ms = ?,"
+            + " retention_days = ?, alert_url = ?, signing_secret = ?,"
             + " next_trigger_time_ms = ?,"
             + " updated_at_ms = ?, version = version + 1"
             + " WHERE id = ? AND version = ?";
