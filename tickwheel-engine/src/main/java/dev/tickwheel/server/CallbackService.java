@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,10 +123,12 @@ public final class CallbackService {
     private final DispatchListener listener;
     private final InstanceDispatcher.CompletionListener completions;
     private final Clock clock;
+    private final LongSupplier ids;
 
     CallbackService(InstanceStore instances, JobCatalog jobs, InstanceDispatcher dispatcher, ShardOwner owner,
                     ShardOwnership ownership, ClusterBus bus, CallbackTokens tokens, WebhookSigner signer,
-                    DispatchListener listener, InstanceDispatcher.CompletionListener completions, Clock clock) {
+                    DispatchListener listener, InstanceDispatcher.CompletionListener completions, Clock clock,
+                    LongSupplier ids) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -137,6 +140,7 @@ public final class CallbackService {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.completions = Objects.requireNonNull(completions, "completions");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.ids = Objects.requireNonNull(ids, "ids");
     }
 
     /**
@@ -192,9 +196,11 @@ public final class CallbackService {
     }
 
     private boolean succeed(Instance instance, Job job, CallbackAttempt attempt, String output) {
-        if (!instances.callbackSucceeded(attempt, output)) {
+        Optional<List<Instance>> next = instances.callbackSucceeded(attempt, output, ids);
+        if (next.isEmpty()) {
             return false;
         }
+        next.get().forEach(owner::stored); // a workflow's next steps, armed by their owners
         listener.callbackSettled("SUCCEEDED");
         listener.succeeded(job.target().type());
         log.debug("instance {} of job {} succeeded by its callback (attempt {})", instance.id(), job.id(),
@@ -224,9 +230,11 @@ public final class CallbackService {
             instances.get(instance.id()).ifPresent(owner::stored); // armed by the shard's owner
             return true;
         }
-        if (!instances.callbackFailed(attempt, timedOut, error)) {
+        Optional<List<Instance>> next = instances.callbackFailed(attempt, timedOut, error, ids);
+        if (next.isEmpty()) {
             return false;
         }
+        next.get().forEach(owner::stored);
         listener.callbackSettled(timedOut ? "TIMED_OUT" : "FAILED");
         listener.failed(job.target().type());
         log.warn("instance {} of job {} failed after {} attempt(s) ({}): {}", instance.id(), job.id(),
@@ -288,7 +296,8 @@ public final class CallbackService {
                         instance.claimEpoch());
                 if (job.isEmpty()) {
                     // A deleted job's instance: nothing to retry; it fails rather than awaiting forever.
-                    if (instances.callbackFailed(attempt, true, "job " + instance.jobId() + " no longer exists")) {
+                    if (instances.callbackFailed(attempt, true, "job " + instance.jobId() + " no longer exists", ids)
+                            .isPresent()) {
                         dispatcher.callbackEnded(instance.id());
                         settled++;
                     }

@@ -158,6 +158,7 @@ public final class TickwheelServer implements AutoCloseable {
     private CalendarService calendarService;
     private PoolService poolService;
     private CallbackService callbackReports;
+    private WorkflowService workflowService;
     private volatile CallbackTokens callbackTokens;
     private InstanceService instanceService;
 
@@ -311,13 +312,16 @@ public final class TickwheelServer implements AutoCloseable {
             poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, ids,
                     config.clock(), config.storeTimeout(), afterWrite);
+            workflowService = new WorkflowService(stores.callerWorkflows(), stores.callerInstances(), instances,
+                    stores.callerJobs(), owner, ids, config.clock());
+            dispatcher.takeWorkflowSteps(ids::nextId, owner::stored);
             callbackTokens = new CallbackTokens(cluster.callbackKey());
             if (config.callbackBaseUrl() != null) {
                 takeCallbacksAt(config.callbackBaseUrl());
             }
             CallbackTokens tokens = callbackTokens;
             callbackReports = new CallbackService(instances, catalog, dispatcher, owner, leases, bus, tokens,
-                    new WebhookSigner(config.clock()), listener, followUp, config.clock());
+                    new WebhookSigner(config.clock()), listener, followUp, config.clock(), ids::nextId);
             log.info("tickwheel server opened: store {}, node {} of a cluster of {} shards, calls in flight <= {}"
                     + " (<= {} per host, {} handler threads), call deadline {}, store timeout {}",
                     stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),
@@ -447,6 +451,12 @@ public final class TickwheelServer implements AutoCloseable {
         return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     }
 
+    /** Workflows of jobs and their runs. */
+    public WorkflowService workflows() {
+        requireStarted();
+        return workflowService;
+    }
+
     /** Reports of targets of jobs completing by callback, taken by the API's callback route. */
     public CallbackService callbacks() {
         requireStarted();
@@ -476,6 +486,7 @@ public final class TickwheelServer implements AutoCloseable {
         try {
             owner.periodicPass();
             callbackReports.sweep();
+            workflowService.advance();
         } finally {
             loaderNanos.add(System.nanoTime() - startNanos);
         }

@@ -43,6 +43,7 @@ public final class ApiRoutes {
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         CallbackRoutes callbacks = new CallbackRoutes(engine.callbacks(), bodies, json);
+        WorkflowRoutes workflows = new WorkflowRoutes(engine.workflows(), bodies, json);
         DashboardPage dashboard = new DashboardPage();
         ApiDocs docs = new ApiDocs();
         this.auth = token == null ? null : new BearerTokenCheck(token, Set.of(DemoEcho.PATH),
@@ -75,6 +76,12 @@ public final class ApiRoutes {
         add("PUT", "/api/calendars/{name}", calendars::replace);
         add("DELETE", "/api/calendars/{name}", calendars::delete);
         add("POST", CallbackRoutes.PATH_PREFIX + "{token}", callbacks::report);
+        add("POST", "/api/workflows", workflows::create);
+        add("GET", "/api/workflows", workflows::list);
+        add("GET", "/api/workflows/{id}", workflows::get);
+        add("POST", "/api/workflows/{id}/run", workflows::run);
+        add("GET", "/api/workflow-runs/{id}", workflows::getRun);
+        add("POST", "/api/workflow-runs/{id}/cancel", workflows::cancelRun);
         add("POST", "/api/pools", pools::create);
         add("GET", "/api/pools", pools::list);
         add("GET", "/api/pools/{name}", pools::get);

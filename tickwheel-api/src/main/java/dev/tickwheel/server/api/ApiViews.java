@@ -88,7 +88,9 @@ final class ApiViews {
                 instance.claimNode() < 0 ? null : instance.claimNode(),
                 instance.claimNode() < 0 ? null : instance.claimEpoch(), attempts, instance.priority(),
                 instance.rerunOf() == null ? null : Long.toString(instance.rerunOf()), params(instance.output()),
-                instance.callbackDeadline());
+                instance.callbackDeadline(),
+                instance.workflow() == null ? null : Long.toString(instance.workflow().runId()),
+                instance.workflow() == null ? null : instance.workflow().node());
     }
 
     private static AttemptResponse attempt(Attempt attempt) {

@@ -29,6 +29,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import dev.tickwheel.concurrent.Batcher;
 import dev.tickwheel.concurrent.NamedThreadFactory;
 import org.slf4j.Logger;
@@ -131,6 +132,8 @@ public final class InstanceDispatcher implements AutoCloseable {
     private volatile Consumer<String> poolListener = pool -> { };
     /** The job slots kept for calls accepted for a later callback. */
     private final AwaitedCallbacks awaited;
+    /** Ids and owners of the instances a workflow's next step creates. */
+    private final WorkflowSteps workflowSteps = new WorkflowSteps();
     /** The callback URL of an attempt (base URL and token), or null while this server takes no callbacks. */
     private volatile Function<CallbackAttempt, String> callbackUrls;
 
@@ -169,7 +172,7 @@ public final class InstanceDispatcher implements AutoCloseable {
                 this::wakeLater);
         this.awaited = new AwaitedCallbacks(slots, System::nanoTime);
         this.outcomes = new OutcomeRecorder(instances, clock, OutcomeRecorder.DEFAULT_MAX_BATCH, slots, listener,
-                completions, this::settleFailure, this::settled, awaited);
+                completions, this::settleFailure, this::settled, awaited, workflowSteps);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
                 this::resolveFailed);
         int starters = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -305,6 +308,14 @@ public final class InstanceDispatcher implements AutoCloseable {
      */
     public void takeCallbacksAt(Function<CallbackAttempt, String> urls) {
         callbackUrls = Objects.requireNonNull(urls, "urls");
+    }
+
+    /**
+     * How this dispatcher ends workflow steps: {@code ids} mints the ids of the instances a run's next step creates,
+     * and {@code created} hands each to its shard's owner.
+     */
+    public void takeWorkflowSteps(LongSupplier ids, Consumer<Instance> created) {
+        workflowSteps.set(ids, created);
     }
 
     /**
@@ -507,7 +518,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         JobContext context = new JobContext(instance.id(), job.id(), job.name(),
                 instance.params() != null ? instance.params() : job.params(),
                 instance.expectedTriggerTime(), instance.attempt(), instance.claimNode(), instance.claimEpoch(),
-                instance.key(), callbackUrl);
+                instance.key(), callbackUrl, instance.workflow());
         CompletableFuture<String> call;
         long callStartNanos = System.nanoTime(); // a measurement for metrics only: no fake ticker needed
         try {
@@ -567,7 +578,15 @@ public final class InstanceDispatcher implements AutoCloseable {
             }
             return;
         }
-        if (instances.markFailed(instance.id(), error)) {
+        boolean failed;
+        if (instance.workflow() != null) {
+            Optional<List<Instance>> next = instances.failStep(instance, error, workflowSteps.ids());
+            next.ifPresent(created -> created.forEach(workflowSteps.created()));
+            failed = next.isPresent();
+        } else {
+            failed = instances.markFailed(instance.id(), error);
+        }
+        if (failed) {
             listener.failed(job.target().type());
             log.warn("instance {} of job {} failed after {} attempt(s): {}", instance.id(), job.id(),
                     instance.attempt(), error);

@@ -2,6 +2,7 @@ package dev.tickwheel.server.dispatch;
 
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceOutput;
+import dev.tickwheel.server.instance.WorkflowStep;
 import java.time.Instant;
 
 /**
@@ -25,6 +26,7 @@ public final class JobContext {
     private final long epoch;
     private final String key;
     private final String callbackUrl;
+    private final WorkflowStep workflow;
     private volatile String output;
 
     /**
@@ -54,6 +56,16 @@ public final class JobContext {
      */
     public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
                       int attempt, int node, long epoch, String key, String callbackUrl) {
+        this(instanceId, jobId, jobName, params, expectedTriggerTime, attempt, node, epoch, key, callbackUrl, null);
+    }
+
+    /**
+     * As the other constructors, for an instance that may be a workflow step.
+     *
+     * @param workflow the workflow run and node this instance is a step of, with its parents' outcomes, or null
+     */
+    public JobContext(long instanceId, long jobId, String jobName, String params, Instant expectedTriggerTime,
+                      int attempt, int node, long epoch, String key, String callbackUrl, WorkflowStep workflow) {
         this.instanceId = instanceId;
         this.jobId = jobId;
         this.jobName = jobName;
@@ -64,6 +76,7 @@ public final class JobContext {
         this.epoch = epoch;
         this.key = key;
         this.callbackUrl = callbackUrl;
+        this.workflow = workflow;
     }
 
     public long instanceId() {
@@ -102,6 +115,14 @@ public final class JobContext {
     /** The caller's key of an on-demand run, or null. */
     public String key() {
         return key;
+    }
+
+    /**
+     * The workflow run and node this instance is a step of, and its parents' outcomes ({@link WorkflowStep#upstream}:
+     * {@code {"<parent node>": {"instanceId", "status", "output"}}}); null for an instance that is no step.
+     */
+    public WorkflowStep workflow() {
+        return workflow;
     }
 
     /** Where the target reports this attempt's outcome (completion CALLBACK), or null. */

@@ -11,9 +11,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -68,13 +69,14 @@ final class OutcomeRecorder implements AutoCloseable {
     private final FailureSettler failures;
     private final Consumer<Outcome> settled;
     private final AwaitedCallbacks awaited;
+    private final WorkflowSteps workflowSteps;
     private final Batcher<Outcome> batcher;
     /** Set by close(): a batch the store keeps refusing is then given up instead of retried. */
     private volatile boolean closing;
 
     OutcomeRecorder(InstanceStore instances, Clock clock, int maxBatch, CallSlots slots, DispatchListener listener,
                     InstanceDispatcher.CompletionListener completions, FailureSettler failures,
-                    Consumer<Outcome> settled, AwaitedCallbacks awaited) {
+                    Consumer<Outcome> settled, AwaitedCallbacks awaited, WorkflowSteps workflowSteps) {
         this.instances = Objects.requireNonNull(instances, "instances");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.slots = Objects.requireNonNull(slots, "slots");
@@ -83,6 +85,7 @@ final class OutcomeRecorder implements AutoCloseable {
         this.failures = Objects.requireNonNull(failures, "failures");
         this.settled = Objects.requireNonNull(settled, "settled");
         this.awaited = Objects.requireNonNull(awaited, "awaited");
+        this.workflowSteps = Objects.requireNonNull(workflowSteps, "workflowSteps");
         this.batcher = new Batcher<>("outcome", maxBatch, this::write, (batch, failure) -> {
             log.error("recording {} outcomes failed; their instances stay DISPATCHING until the next start",
                     batch.size(), failure);
@@ -98,15 +101,21 @@ final class OutcomeRecorder implements AutoCloseable {
     private void write(List<Outcome> batch) {
         List<Outcome> succeeded = new ArrayList<>(batch.size());
         List<Outcome> accepted = new ArrayList<>(0);
+        List<Outcome> steps = new ArrayList<>(0);
         for (Outcome outcome : batch) {
             if (outcome.accepted()) {
                 accepted.add(outcome);
+            } else if (outcome.failure() == null && outcome.instance().workflow() != null) {
+                steps.add(outcome);
             } else if (outcome.failure() == null) {
                 succeeded.add(outcome);
             }
         }
         if (!accepted.isEmpty()) {
             writeAccepted(accepted);
+        }
+        for (Outcome step : steps) {
+            writeStep(step);
         }
         if (!succeeded.isEmpty()) {
             List<Long> ids = succeeded.stream().filter(o -> o.output() == null).map(o -> o.instance().id()).toList();
@@ -176,6 +185,26 @@ final class OutcomeRecorder implements AutoCloseable {
             } else {
                 awaited.ended(id); // reported already, or the claim is no longer this member's; or given up
             }
+        }
+    }
+
+    /**
+     * A workflow step succeeded: its success and the run's next step in one transaction
+     * ({@link InstanceStore#succeedStep}); the instances that creates go to their owners.
+     */
+    private void writeStep(Outcome outcome) {
+        Optional<List<Instance>> next = untilWritten("record the success of workflow step " + outcome.instance().id(),
+                () -> instances.succeedStep(outcome.instance(), outcome.output(), workflowSteps.ids()));
+        if (next == null) {
+            return; // given up at close: it stays DISPATCHING
+        }
+        if (next.isPresent()) {
+            listener.succeeded(outcome.job().target().type());
+            next.get().forEach(workflowSteps.created());
+            completed(outcome, clock.instant());
+        } else {
+            log.warn("workflow step {} was no longer DISPATCHING when its success was recorded",
+                    outcome.instance().id());
         }
     }
 

@@ -40,6 +40,7 @@ import java.util.Objects;
  *                             {@link #MAX_OUTPUT_LENGTH} characters), or null
  * @param callbackDeadline     while DISPATCHING after its target accepted the call of a job completing by callback:
  *                             when the target's report is due at the latest (the accepting member's clock); else null
+ * @param workflow             the workflow run and node it is a step of, or null
  */
 public record Instance(
         long id,
@@ -61,7 +62,8 @@ public record Instance(
         Integer priority,
         Long rerunOf,
         String output,
-        Instant callbackDeadline) {
+        Instant callbackDeadline,
+        WorkflowStep workflow) {
 
     /** Longest output kept: 8 KiB of JSON text (a webhook's body is read up to as many bytes). */
     public static final int MAX_OUTPUT_LENGTH = 8192;

@@ -18,9 +18,16 @@ import java.util.Objects;
  *                             schedule's trigger time), or null: the slot is the due time
  * @param priority            its own priority (an on-demand run's, 0..9), or null for its job's
  * @param rerunOf             the finished instance this one reruns, or null
+ * @param workflow            the workflow run and node it is a step of, or null
  */
 public record NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
-                          Instant scheduledTriggerTime, Integer priority, Long rerunOf) {
+                          Instant scheduledTriggerTime, Integer priority, Long rerunOf, WorkflowStep workflow) {
+
+    /** An instance that is no step of a workflow. */
+    public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params, String key,
+                       Instant scheduledTriggerTime, Integer priority, Long rerunOf) {
+        this(id, jobId, expectedTriggerTime, params, key, scheduledTriggerTime, priority, rerunOf, null);
+    }
 
     /** An instance without a caller's key. */
     public NewInstance(long id, long jobId, Instant expectedTriggerTime, String params) {

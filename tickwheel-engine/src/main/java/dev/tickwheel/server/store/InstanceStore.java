@@ -8,6 +8,7 @@ import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.RunWrite;
+import dev.tickwheel.server.workflow.WorkflowRun;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Durable storage of instances and the only place their status changes.
@@ -170,15 +172,21 @@ public interface InstanceStore {
 
     /**
      * The target reported success: DISPATCHING → SUCCEEDED with its output, if the row is still on this attempt and
-     * the deadline has not passed. Not fenced by a lease: any member may take a report ({@link CallbackAttempt}).
+     * the deadline has not passed. Not fenced by a lease: any member may take a report ({@link CallbackAttempt}). For a
+     * workflow step, the run's next step is taken in the same transaction ({@link #succeedStep}).
+     *
+     * @param ids mints the ids of the workflow's next instances
+     * @return empty if nothing was written; else the instances the run's next step created (to arm)
      */
-    boolean callbackSucceeded(CallbackAttempt attempt, String output);
+    Optional<List<Instance>> callbackSucceeded(CallbackAttempt attempt, String output, LongSupplier ids);
 
     /**
      * The attempt failed by the target's report ({@code timedOut} false: only before the deadline) or by its deadline
-     * ({@code timedOut} true: only after it): DISPATCHING → FAILED.
+     * ({@code timedOut} true: only after it): DISPATCHING → FAILED, with a workflow's next step as
+     * {@link #callbackSucceeded}.
      */
-    boolean callbackFailed(CallbackAttempt attempt, boolean timedOut, String error);
+    Optional<List<Instance>> callbackFailed(CallbackAttempt attempt, boolean timedOut, String error,
+                                            LongSupplier ids);
 
     /**
      * As {@link #callbackFailed}, but another attempt is allowed: DISPATCHING → WAITING due at {@code next}, and the
@@ -200,6 +208,45 @@ public interface InstanceStore {
      * {@code maxConcurrent}: what the job's limit still counts.
      */
     List<Instance> findAwaitingCallbacksOfLimitedJobs();
+
+    /**
+     * Starts a run of a workflow: the run, a row per node, and the instances of its first nodes, in one transaction.
+     * A run with a key that exists for the workflow is answered as it is, and nothing is written.
+     *
+     * @param ids mints the ids of its instances
+     * @throws java.util.NoSuchElementException if there is no such workflow
+     */
+    WorkflowStart startWorkflowRun(long runId, long workflowId, String key, String params, LongSupplier ids);
+
+    /** A workflow run with every node's status and instance. */
+    Optional<WorkflowRun> findWorkflowRun(long runId);
+
+    /**
+     * Cancels a running workflow run: its pending nodes are skipped, its started nodes' waiting instances cancelled
+     * (one still dispatching runs on, and its end steps nothing). Empty if there is no such run.
+     */
+    Optional<WorkflowCancel> cancelWorkflowRun(long runId);
+
+    /**
+     * DISPATCHING → SUCCEEDED (with {@code output}) for an instance that is a workflow step, fenced like
+     * {@link #markAllSucceeded}, and the run's next step in the same transaction: the nodes this decides are created
+     * or skipped, and the run ends when nothing can start.
+     *
+     * @return empty if the row was not moved (no longer DISPATCHING, or the claim is not this member's); else the
+     *         instances the step created (to arm)
+     */
+    Optional<List<Instance>> succeedStep(Instance instance, String output, LongSupplier ids);
+
+    /** As {@link #succeedStep}, for a step whose last attempt failed: DISPATCHING → FAILED with {@code error}. */
+    Optional<List<Instance>> failStep(Instance instance, String error, LongSupplier ids);
+
+    /**
+     * Takes the next step of up to {@code limit} workflow runs whose started node's instance ended by a way that does
+     * not step (a cancel, a skip, an interruption): the sweep behind the steps taken with each end.
+     *
+     * @return the instances created (to arm)
+     */
+    List<Instance> advanceWorkflowRuns(int limit, LongSupplier ids);
 
     /** DISPATCHING → FAILED with {@code error}. Returns false if the instance is not dispatching. */
     boolean markFailed(long instanceId, String error);

@@ -34,6 +34,8 @@ import java.util.List;
  * @param output               the JSON its target answered its successful attempt with, or absent
  * @param callbackDeadline     while its target works on an accepted call of a job completing by callback: when the
  *                             report is due at the latest; absent otherwise
+ * @param workflowRunId        the workflow run it is a step of, or absent
+ * @param workflowNode         the node of that run, or absent
  */
 public record InstanceResponse(String id, String jobId, String jobName, String key, String status,
                                Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime, Long latenessMs, int attempt,
@@ -43,5 +45,7 @@ public record InstanceResponse(String id, String jobId, String jobName, String k
                                @JsonInclude(JsonInclude.Include.NON_NULL) Integer priority,
                                @JsonInclude(JsonInclude.Include.NON_NULL) String rerunOf,
                                @JsonInclude(JsonInclude.Include.NON_NULL) JsonNode output,
-                               @JsonInclude(JsonInclude.Include.NON_NULL) Instant callbackDeadline) {
+                               @JsonInclude(JsonInclude.Include.NON_NULL) Instant callbackDeadline,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) String workflowRunId,
+                               @JsonInclude(JsonInclude.Include.NON_NULL) String workflowNode) {
 }

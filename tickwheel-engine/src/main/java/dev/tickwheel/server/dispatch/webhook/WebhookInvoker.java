@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * {@code Tickwheel-Attempt}, and for forensics {@code Tickwheel-Node} and {@code Tickwheel-Epoch} (the member and the
  * shard lease epoch the call was claimed under). Body: {@code {"instanceId", "jobId", "jobName", "key", "params",
  * "expectedTriggerTime", "attempt", "idempotencyKey"}} ({@code key}: the caller's run key, or null), and for a job
- * completing by callback the header {@value #CALLBACK_URL_HEADER} and the same URL as {@code "callbackUrl"}. IDs are
+ * completing by callback the header {@value #CALLBACK_URL_HEADER} and the same URL as {@code "callbackUrl"}, and for
+ * a workflow step {@code "workflowRunId"}, {@code "workflowNode"} and {@code "upstream"} (each parent node's
+ * {@code instanceId}, {@code status} and {@code output}). IDs are
  * strings because 64-bit values lose precision as JavaScript numbers;
  * {@code params} is embedded as JSON when it parses as JSON, else as a string.
  *
@@ -129,6 +131,12 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             g.writeStringField("idempotencyKey", idempotencyKey);
             if (context.callbackUrl() != null) {
                 g.writeStringField("callbackUrl", context.callbackUrl());
+            }
+            if (context.workflow() != null) {
+                g.writeStringField("workflowRunId", Long.toString(context.workflow().runId()));
+                g.writeStringField("workflowNode", context.workflow().node());
+                g.writeFieldName("upstream");
+                g.writeRawValue(context.workflow().upstream()); // JSON the store wrote
             }
             g.writeEndObject();
         } catch (IOException e) {

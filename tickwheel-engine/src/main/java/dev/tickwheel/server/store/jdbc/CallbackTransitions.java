@@ -1,8 +1,11 @@
 package dev.tickwheel.server.store.jdbc;
 
 import dev.tickwheel.server.instance.Instance;
+import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.InstanceTransition;
+import dev.tickwheel.server.instance.WorkflowStep;
 import dev.tickwheel.server.store.CallbackAttempt;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,7 +16,9 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -72,6 +77,9 @@ final class CallbackTransitions {
             + " SELECT id, attempt, actual_trigger_time_ms, ?, expected_trigger_time_ms, ?, claim_node, claim_epoch"
             + " FROM tw_instance" + ATTEMPT;
 
+    /** Parameters: id. The workflow step of an instance, if it is one. */
+    private static final String SELECT_STEP = "SELECT workflow_run_id, workflow_node FROM tw_instance WHERE id = ?";
+
     /** Parameters: new deadline, updated at, then {@link #ATTEMPT}, then now. */
     private static final String HEARTBEAT = "UPDATE tw_instance SET callback_deadline_ms = ?, updated_at_ms = ?"
             + ATTEMPT + IN_TIME;
@@ -79,6 +87,7 @@ final class CallbackTransitions {
     private final TransactionRunner runner;
     private final Clock clock;
     private final Fence fence;
+    private final WorkflowSteps steps;
     /** Parameters: session, lease clock, deadline bound, limit. Awaiting rows of the held shards past a deadline. */
     private final String selectTimedOut;
     /**
@@ -87,8 +96,9 @@ final class CallbackTransitions {
      */
     private final String selectAwaitingOfLimitedJobs;
 
-    CallbackTransitions(TransactionRunner runner, SqlDialect dialect, Clock clock, Fence fence) {
+    CallbackTransitions(TransactionRunner runner, SqlDialect dialect, Clock clock, Fence fence, WorkflowSteps steps) {
         this.runner = runner;
+        this.steps = steps;
         this.clock = clock;
         this.fence = fence;
         String now = new DatabaseClock(dialect, null).sql();
@@ -125,29 +135,51 @@ final class CallbackTransitions {
     }
 
     /** @see dev.tickwheel.server.store.InstanceStore#callbackSucceeded */
-    boolean succeed(CallbackAttempt a, boolean timedOut, String output) {
+    Optional<List<Instance>> succeed(CallbackAttempt a, String output, LongSupplier ids) {
         long nowMs = clock.millis();
-        return runner.autoCommit("succeed instance " + a.instanceId() + " by its callback", connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(SUCCEED + (timedOut ? TIMED_OUT : IN_TIME))) {
+        return runner.inTransaction("succeed instance " + a.instanceId() + " by its callback", connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(SUCCEED + IN_TIME)) {
                 JdbcValues.setString(ps, 1, output);
                 ps.setLong(2, nowMs);
                 bindAttempt(ps, 3, a, nowMs);
-                return ps.executeUpdate() == 1;
+                if (ps.executeUpdate() != 1) {
+                    return Optional.<List<Instance>>empty();
+                }
             }
+            return Optional.of(nextStep(connection, a, InstanceStatus.SUCCEEDED, ids));
         });
     }
 
     /** @see dev.tickwheel.server.store.InstanceStore#callbackFailed */
-    boolean fail(CallbackAttempt a, boolean timedOut, String error) {
+    Optional<List<Instance>> fail(CallbackAttempt a, boolean timedOut, String error, LongSupplier ids) {
         long nowMs = clock.millis();
-        return runner.autoCommit("fail instance " + a.instanceId() + " by its callback", connection -> {
+        return runner.inTransaction("fail instance " + a.instanceId() + " by its callback", connection -> {
             try (PreparedStatement ps = connection.prepareStatement(FAIL + (timedOut ? TIMED_OUT : IN_TIME))) {
                 JdbcValues.setString(ps, 1, InstanceTransitions.truncate(error));
                 ps.setLong(2, nowMs);
                 bindAttempt(ps, 3, a, nowMs);
-                return ps.executeUpdate() == 1;
+                if (ps.executeUpdate() != 1) {
+                    return Optional.<List<Instance>>empty();
+                }
             }
+            return Optional.of(nextStep(connection, a, InstanceStatus.FAILED, ids));
         });
+    }
+
+    /** A workflow step's next step, in the transaction that ended it; nothing for any other instance. */
+    private List<Instance> nextStep(Connection connection, CallbackAttempt a, InstanceStatus ended, LongSupplier ids)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(SELECT_STEP)) {
+            ps.setLong(1, a.instanceId());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || JdbcValues.getLong(rs, "workflow_run_id") == null) {
+                    return List.of();
+                }
+                WorkflowStep step = new WorkflowStep(rs.getLong("workflow_run_id"), rs.getString("workflow_node"),
+                        "{}");
+                return steps.afterFinal(connection, step, ended.name(), ids);
+            }
+        }
     }
 
     /** @see dev.tickwheel.server.store.InstanceStore#callbackRetry */

@@ -3,6 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.WorkflowStep;
 import dev.tickwheel.server.store.Shards;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,7 +34,7 @@ final class InstanceRowMapper {
 
     /**
      * As {@link #bindInsert(PreparedStatement, NewInstance, boolean, long, int)}, into parameters {@code offset + 1}
-     * to {@code offset + 16}: one row of a multi-row insert.
+     * to {@code offset + 19}: one row of a multi-row insert.
      */
     static void bindInsert(PreparedStatement ps, int offset, NewInstance instance, boolean scheduled, long nowMs,
                            int shard) throws SQLException {
@@ -54,6 +55,16 @@ final class InstanceRowMapper {
         JdbcValues.setString(ps, offset + 14, instance.key());
         JdbcValues.setInt(ps, offset + 15, instance.priority());
         JdbcValues.setLong(ps, offset + 16, instance.rerunOf());
+        WorkflowStep step = instance.workflow();
+        JdbcValues.setLong(ps, offset + 17, step == null ? null : step.runId());
+        JdbcValues.setString(ps, offset + 18, step == null ? null : step.node());
+        JdbcValues.setString(ps, offset + 19, step == null ? null : step.upstream());
+    }
+
+    /** The workflow step of the current row, or null for an instance that is none. */
+    private static WorkflowStep workflowStep(ResultSet rs) throws SQLException {
+        Long runId = JdbcValues.getLong(rs, "workflow_run_id");
+        return runId == null ? null : new WorkflowStep(runId, rs.getString("workflow_node"), rs.getString("upstream"));
     }
 
     /** The instance {@link #bindInsert} writes, as it reads back. */
@@ -63,7 +74,8 @@ final class InstanceRowMapper {
         Instant now = Instant.ofEpochMilli(nowMs);
         return new Instance(instance.id(), instance.jobId(), InstanceStatus.WAITING, scheduled ? slot : null,
                 trigger, null, 0, null, instance.params(), null, now, now, shard,
-                -1, 0, instance.key(), instance.priority(), instance.rerunOf(), null, null);
+                -1, 0, instance.key(), instance.priority(), instance.rerunOf(), null, null,
+                instance.workflow());
     }
 
     /** Reads the instance in the current row of a result set over {@link InstanceSql#COLUMNS}. */
@@ -88,6 +100,7 @@ final class InstanceRowMapper {
                 JdbcValues.getInt(rs, "priority"),
                 JdbcValues.getLong(rs, "rerun_of"),
                 rs.getString("output"),
-                JdbcValues.getInstant(rs, "callback_deadline_ms"));
+                JdbcValues.getInstant(rs, "callback_deadline_ms"),
+                workflowStep(rs));
     }
 }

@@ -63,7 +63,8 @@ final class InstanceSql {
     /** Columns an insert writes. */
     static final List<String> INSERT_COLUMNS = List.of("id", "job_id", "status", "scheduled_trigger_time_ms",
             "expected_trigger_time_ms", "actual_trigger_time_ms", "attempt", "error", "params", "call_started_at_ms",
-            "created_at_ms", "updated_at_ms", "shard", "run_key", "priority", "rerun_of");
+            "created_at_ms", "updated_at_ms", "shard", "run_key", "priority", "rerun_of", "workflow_run_id",
+            "workflow_node", "upstream");
 
     /** Columns a read returns: the inserted ones, the claim's lease, the output and the callback deadline. */
     static final List<String> READ_COLUMNS = concat(INSERT_COLUMNS, List.of("claim_node", "claim_epoch", "output",
@@ -90,7 +91,7 @@ final class InstanceSql {
     /** The predicate of the partial run-key index that schema version 7 made on PostgreSQL. */
     static final String RUN_KEY_PREDICATE = "run_key IS NOT NULL";
 
-    /** Parameters: the 16 {@link #INSERT_COLUMNS} in order. */
+    /** Parameters: the 19 {@link #INSERT_COLUMNS} in order. */
     static final String INSERT = "INSERT INTO tw_instance (" + String.join(", ", INSERT_COLUMNS) + ") VALUES ("
             + INSERT_COLUMNS.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
 

@@ -5,13 +5,15 @@ import dev.tickwheel.server.instance.CancelResult;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.instance.RescheduleOutcome;
 import dev.tickwheel.server.instance.RunWrite;
+import dev.tickwheel.server.instance.WorkflowStep;
 import dev.tickwheel.server.store.AdvanceResult;
+import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.ForeignClaim;
 import dev.tickwheel.server.store.InstanceFilter;
-import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobAdvance;
 import dev.tickwheel.server.store.Page;
@@ -20,6 +22,9 @@ import dev.tickwheel.server.store.PurgeScope;
 import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.server.store.WaitingCursor;
+import dev.tickwheel.server.store.WorkflowCancel;
+import dev.tickwheel.server.store.WorkflowStart;
+import dev.tickwheel.server.workflow.WorkflowRun;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,6 +41,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 /**
@@ -65,6 +71,8 @@ final class JdbcInstanceStore implements InstanceStore {
     private final OnDemandRuns onDemandRuns;
     private final WaitingMoves waitingMoves;
     private final CallbackTransitions callbacks;
+    private final WorkflowSteps workflowSteps;
+    private final Fence fence;
     private final int shardCount;
     private final SqlDialect dialect;
     private final HistoryPartitions partitions;
@@ -88,7 +96,9 @@ final class JdbcInstanceStore implements InstanceStore {
         this.purge = new FinishedInstancePurge(runner, dialect);
         this.onDemandRuns = new OnDemandRuns(runner, dialect, sql, shardCount);
         this.waitingMoves = new WaitingMoves(runner, dialect, clock);
-        this.callbacks = new CallbackTransitions(runner, dialect, clock, fence);
+        this.workflowSteps = new WorkflowSteps(runner, clock, onDemandRuns, partitions);
+        this.callbacks = new CallbackTransitions(runner, dialect, clock, fence, workflowSteps);
+        this.fence = fence;
         this.partitions = partitions;
         this.partitionRetention = new PartitionRetention(runner, partitions);
     }
@@ -276,13 +286,69 @@ final class JdbcInstanceStore implements InstanceStore {
     }
 
     @Override
-    public boolean callbackSucceeded(CallbackAttempt attempt, String output) {
-        return callbacks.succeed(attempt, false, output);
+    public Optional<List<Instance>> callbackSucceeded(CallbackAttempt attempt, String output, LongSupplier ids) {
+        workflowSteps.prepare(ids);
+        return callbacks.succeed(attempt, output, ids);
     }
 
     @Override
-    public boolean callbackFailed(CallbackAttempt attempt, boolean timedOut, String error) {
-        return callbacks.fail(attempt, timedOut, error);
+    public Optional<List<Instance>> callbackFailed(CallbackAttempt attempt, boolean timedOut, String error,
+                                                   LongSupplier ids) {
+        workflowSteps.prepare(ids);
+        return callbacks.fail(attempt, timedOut, error, ids);
+    }
+
+    @Override
+    public WorkflowStart startWorkflowRun(long runId, long workflowId, String key, String params, LongSupplier ids) {
+        return workflowSteps.start(runId, workflowId, key, params, ids);
+    }
+
+    @Override
+    public Optional<WorkflowRun> findWorkflowRun(long runId) {
+        return workflowSteps.find(runId);
+    }
+
+    @Override
+    public Optional<WorkflowCancel> cancelWorkflowRun(long runId) {
+        return workflowSteps.cancel(runId);
+    }
+
+    @Override
+    public Optional<List<Instance>> succeedStep(Instance instance, String output, LongSupplier ids) {
+        return finishStep(instance, InstanceSql.SUCCEED_WITH_OUTPUT, InstanceStatus.SUCCEEDED, output, ids);
+    }
+
+    @Override
+    public Optional<List<Instance>> failStep(Instance instance, String error, LongSupplier ids) {
+        return finishStep(instance, InstanceSql.FINISH, InstanceStatus.FAILED, error, ids);
+    }
+
+    /** The fenced final write of a workflow step and the run's next step, in one transaction. */
+    private Optional<List<Instance>> finishStep(Instance instance, String statement, InstanceStatus to, String text,
+                                                LongSupplier ids) {
+        WorkflowStep step = Objects.requireNonNull(instance.workflow(), "a workflow step");
+        workflowSteps.prepare(ids);
+        long nowMs = clock.millis();
+        return runner.inTransaction("end workflow step " + instance.id(), connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(statement)) {
+                if (to == InstanceStatus.SUCCEEDED) {
+                    TransitionBinding.succeedWithOutput(ps, text, nowMs, instance.id(), fence.claimEpochHeld());
+                } else {
+                    TransitionBinding.finish(ps, InstanceTransition.FAIL, InstanceTransitions.truncate(text), nowMs,
+                            TransitionBinding.id(instance.id()), fence.claimEpochHeld());
+                }
+                if (ps.executeUpdate() != 1) {
+                    return Optional.<List<Instance>>empty();
+                }
+            }
+            return Optional.of(workflowSteps.afterFinal(connection, step, to.name(), ids));
+        });
+    }
+
+    @Override
+    public List<Instance> advanceWorkflowRuns(int limit, LongSupplier ids) {
+        workflowSteps.prepare(ids);
+        return workflowSteps.sweep(limit, ids);
     }
 
     @Override

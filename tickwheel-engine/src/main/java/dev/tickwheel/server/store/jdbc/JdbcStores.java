@@ -59,6 +59,7 @@ public final class JdbcStores implements AutoCloseable {
     private final JobStore callerJobs;
     private final JdbcCalendarStore calendars;
     private final JdbcPoolStore pools;
+    private final JdbcWorkflowStore callerWorkflows;
     private final InstanceStore callerInstances;
     private final ClusterStore cluster;
     private final String redactedUrl;
@@ -84,6 +85,7 @@ public final class JdbcStores implements AutoCloseable {
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
         this.calendars = new JdbcCalendarStore(runner);
         this.pools = new JdbcPoolStore(runner);
+        this.callerWorkflows = new JdbcWorkflowStore(callerRunner);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
         this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence,
@@ -228,6 +230,11 @@ public final class JdbcStores implements AutoCloseable {
     /** The calendar store over this pool. */
     public CalendarStore calendars() {
         return calendars;
+    }
+
+    /** Workflow definitions for API callers: every statement bounded by the caller network timeout. */
+    public dev.tickwheel.server.store.WorkflowStore callerWorkflows() {
+        return callerWorkflows;
     }
 
     /** The store of named instance pools ({@code tw_pool}), over this connection pool. */

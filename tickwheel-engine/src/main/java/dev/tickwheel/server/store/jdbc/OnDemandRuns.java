@@ -77,7 +77,7 @@ final class OnDemandRuns {
         StoreException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
-                return runner.inTransaction("insert " + runs.size() + " runs", c -> insert(c, runs, nowMs));
+                return runner.inTransaction("insert " + runs.size() + " runs", c -> insertOn(c, runs, nowMs));
             } catch (StoreException e) {
                 if (!DuplicateIds.isUniqueViolation(e) || !mentionsRunKey(e)) {
                     throw e;
@@ -97,7 +97,8 @@ final class OnDemandRuns {
         return false;
     }
 
-    private List<RunWrite> insert(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
+    /** Writes {@code runs} on {@code connection}, inside the caller's transaction (see the class comment). */
+    List<RunWrite> insertOn(Connection connection, List<NewInstance> runs, long nowMs) throws SQLException {
         Map<Long, Placement> jobs = lockJobs(connection, runs);
         // The first run of each (job, key) is written; a later one in the same call names the same instance.
         Map<JobKey, Integer> firstOfKey = new HashMap<>();

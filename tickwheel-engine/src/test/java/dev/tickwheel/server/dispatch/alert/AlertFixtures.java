@@ -43,7 +43,7 @@ final class AlertFixtures {
     /** An instance of {@code job} as its attempt {@code attempt} was claimed, due at {@code due}. */
     static Instance instance(long id, Job job, int attempt, Instant due) {
         return new Instance(id, job.id(), InstanceStatus.DISPATCHING, due, due, due, attempt, null, null, null, due,
-                due, 0, 3, 1, null, null, null, null, null);
+                due, 0, 3, 1, null, null, null, null, null, null);
     }
 
     /** Counts alert outcomes per kind. Thread-safe. */

@@ -555,7 +555,7 @@ abstract class AbstractStoreContractTest {
         Instance first = instances.get(batch.get(0).id()).orElseThrow();
         assertEquals(new Instance(first.id(), job.id(), InstanceStatus.WAITING, START_MS, START_MS, null, 0, null,
                 null, null, START_MS, START_MS, Shards.of(job.id(), stores.cluster().shardCount()), -1, 0,
-                null, null, null, null, null), first);
+                null, null, null, null, null, null), first);
         assertFalse(first.isOnDemand());
         assertEquals(3, listed(job.id(), InstanceStatus.WAITING).size());
     }

@@ -83,10 +83,10 @@ class PostgresPartitionMigrationTest {
 
     /**
      * Columns an instance got after the partitions: its own priority (version 13), the instance it reruns (14), its
-     * output (15) and callback deadline (16).
+     * output (15), callback deadline (16) and workflow step (17).
      */
     private static final List<String> LATER_COLUMNS = List.of("priority", "rerun_of", "output",
-            "callback_deadline_ms");
+            "callback_deadline_ms", "workflow_run_id", "workflow_node", "upstream");
     /**
      * An instance's columns at the version before the partitions: the store's read columns without those added later,
      * which the store before the migration does not have.
