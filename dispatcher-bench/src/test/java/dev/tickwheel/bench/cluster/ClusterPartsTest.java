@@ -142,7 +142,7 @@ class ClusterPartsTest {
             Instant due = Instant.ofEpochMilli(run.dueMs());
             rows.add(new Instance(run.instanceId(), run.job().id(), InstanceStatus.SUCCEEDED, null, due, due, 1, null,
                     null, null, due, due, run.job().shard(), run.instanceId() == 6 ? 3 : 0, 1, null,
-                    null, null, null, null));
+                    null, null, null, null, null));
         }
         return rows;
     }

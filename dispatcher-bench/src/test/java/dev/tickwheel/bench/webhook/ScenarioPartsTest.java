@@ -74,6 +74,6 @@ class ScenarioPartsTest {
 
     private static Instance row(long id, int attempt) {
         return new Instance(id, 7, InstanceStatus.SUCCEEDED, DUE, DUE, DUE, attempt, null, null, null, DUE, DUE, 0, -1, 0, null,
-                null, null, null, null);
+                null, null, null, null, null);
     }
 }
