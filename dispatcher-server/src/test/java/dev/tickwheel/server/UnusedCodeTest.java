@@ -65,8 +65,6 @@ class UnusedCodeTest {
             // applications using it call these (tickwheel-spring-boot-starter is not imported here).
             "dev.tickwheel.server.JobService#declare",
             "dev.tickwheel.server.JobService#findByName",
-            // An in-process handler's output: the application's handlers set it.
-            "dev.tickwheel.server.dispatch.JobContext#setOutput",
             // A context of a job completing when its call does: what an application builds to test its handlers.
             "dev.tickwheel.server.dispatch.JobContext#<init>");
 

@@ -264,7 +264,10 @@ public final class TickwheelServer implements AutoCloseable {
             };
             leases = new LeaseKeeper(cluster, nodeId, leaseSettings(), Ticker.systemTicker(), toOwner);
             ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
-            handlers = new InProcessHandlers(config.handlers(), config.asyncHandlers(), config.handlerThreads());
+            Map<String, JobHandler> withTrigger = new HashMap<>(config.handlers());
+            // Workflows' trigger jobs: the service exists by the time any job fires (scheduling starts later).
+            withTrigger.put(WorkflowService.TRIGGER_HANDLER, context -> workflowService.trigger(context));
+            handlers = new InProcessHandlers(withTrigger, config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
             webhooks = WebhookInvoker.builder().json(json).clock(config.clock())
                     .maxConnections(config.maxCallsInFlight())
@@ -315,6 +318,7 @@ public final class TickwheelServer implements AutoCloseable {
             workflowService = new WorkflowService(stores.callerWorkflows(), stores.callerInstances(), instances,
                     stores.callerJobs(), owner, ids, config.clock());
             dispatcher.takeWorkflowSteps(ids::nextId, owner::stored);
+            workflowService.useJobs(jobService);
             callbackTokens = new CallbackTokens(cluster.callbackKey());
             if (config.callbackBaseUrl() != null) {
                 takeCallbacksAt(config.callbackBaseUrl());
@@ -806,6 +810,9 @@ public final class TickwheelServer implements AutoCloseable {
         private void checkHandlerName(String name) {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("handler name must not be blank: '" + name + "'");
+            }
+            if (name.equals(WorkflowService.TRIGGER_HANDLER)) {
+                throw new IllegalArgumentException("'" + name + "' is reserved: it starts scheduled workflows");
             }
             if (handlers.containsKey(name) || asyncHandlers.containsKey(name)) {
                 throw new IllegalArgumentException("a handler is already registered under '" + name + "'");

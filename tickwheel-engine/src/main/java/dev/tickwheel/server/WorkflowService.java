@@ -10,6 +10,7 @@ import dev.tickwheel.server.store.WorkflowStart;
 import dev.tickwheel.server.store.WorkflowStore;
 import dev.tickwheel.server.workflow.Workflow;
 import dev.tickwheel.server.workflow.WorkflowRun;
+import dev.tickwheel.time.ScheduleSpec;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -31,6 +32,14 @@ public final class WorkflowService {
     public record Started(WorkflowRun run, boolean created) {
     }
 
+    /**
+     * The in-process handler of the jobs that start scheduled workflows' runs (a reserved name): each instance of such
+     * a job starts one run, keyed by the instance, so a retried or repeated trigger starts it once.
+     */
+    public static final String TRIGGER_HANDLER = "tickwheel.workflow-trigger";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     private final WorkflowStore workflows;
     private final InstanceStore instances;
     private final InstanceStore engineInstances;
@@ -38,6 +47,8 @@ public final class WorkflowService {
     private final ShardOwner owner;
     private final SnowflakeIdGenerator ids;
     private final Clock clock;
+    /** Set once the job service exists (it is made after this one's dependencies); creates trigger jobs. */
+    private volatile JobService jobService;
 
     /**
      * @param instances       the API callers' store (bounded waits)
@@ -54,13 +65,21 @@ public final class WorkflowService {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    void useJobs(JobService jobs) {
+        this.jobService = Objects.requireNonNull(jobs, "jobs");
+    }
+
     /**
-     * Stores a workflow.
+     * Stores a workflow. A schedule other than API gets a trigger job, {@code workflow: <name>}, with that schedule and
+     * the {@link #TRIGGER_HANDLER} target, created first (so a bad schedule writes nothing): each of its instances
+     * starts a run, keyed {@code trigger-<instanceId>}. It shows in the jobs like any job; disable it to pause the
+     * schedule.
      *
      * @throws Workflow.InvalidWorkflowException naming the field at fault: a bad node or edge, a cycle, or a node
      *                                           whose job does not exist
+     * @throws IllegalArgumentException          for a schedule a job would refuse
      */
-    public Workflow create(String name, List<Workflow.Node> nodes, List<Workflow.Edge> edges) {
+    public Workflow create(String name, List<Workflow.Node> nodes, List<Workflow.Edge> edges, ScheduleSpec schedule) {
         if (name == null || name.isBlank() || name.length() > 200) {
             throw new Workflow.InvalidWorkflowException("name", "a workflow's name is 1..200 characters");
         }
@@ -72,10 +91,24 @@ public final class WorkflowService {
                         + nodes.get(i).jobId());
             }
         }
-        Workflow workflow = new Workflow(ids.nextId(), name.trim(), nodes, edges,
+        long id = ids.nextId();
+        Long triggerJobId = null;
+        if (schedule.type() != dev.tickwheel.time.ScheduleType.API) {
+            triggerJobId = jobService.create(JobSpec.of("workflow: " + name.trim(), schedule,
+                    dev.tickwheel.server.job.Target.handler(TRIGGER_HANDLER))
+                    .withParams("{\"workflowId\": \"" + id + "\"}")).id();
+        }
+        Workflow workflow = new Workflow(id, name.trim(), nodes, edges, triggerJobId,
                 Instant.ofEpochMilli(clock.millis()));
         workflows.insert(workflow);
         return workflow;
+    }
+
+    /** The {@link #TRIGGER_HANDLER}: starts one run of the workflow its job names, keyed by the instance. */
+    void trigger(dev.tickwheel.server.dispatch.JobContext context) throws java.io.IOException {
+        long workflowId = Long.parseLong(JSON.readTree(context.params()).get("workflowId").asText());
+        Started started = run(workflowId, "trigger-" + context.instanceId(), null);
+        context.setOutput("{\"workflowRunId\": \"" + started.run().id() + "\"}");
     }
 
     public Optional<Workflow> get(long id) {

@@ -107,7 +107,7 @@ class WorkflowServerTest {
         Workflow diamond = server.workflows().create("diamond",
                 List.of(node("a", "ok"), node("b", "ok"), node("c", "ok"), node("d", "ok")),
                 List.of(new Edge("a", "b", On.SUCCEEDED), new Edge("a", "c", On.SUCCEEDED),
-                        new Edge("b", "d", On.SUCCEEDED), new Edge("c", "d", On.SUCCEEDED)));
+                        new Edge("b", "d", On.SUCCEEDED), new Edge("c", "d", On.SUCCEEDED)), ScheduleSpec.api());
 
         WorkflowService.Started started = server.workflows().run(diamond.id(), null, "{\"order\": 7}");
 
@@ -141,7 +141,7 @@ class WorkflowServerTest {
                 List.of(node("charge", "boom"), node("ship", "ok"), node("notify", "ok"), node("refund", "ok"),
                         node("audit", "ok")),
                 List.of(new Edge("charge", "ship", On.SUCCEEDED), new Edge("ship", "notify", On.SUCCEEDED),
-                        new Edge("charge", "refund", On.FAILED), new Edge("refund", "audit", On.ALWAYS)));
+                        new Edge("charge", "refund", On.FAILED), new Edge("refund", "audit", On.ALWAYS)), ScheduleSpec.api());
 
         WorkflowRun done = awaitEnd(server.workflows().run(flow.id(), null, null).run().id());
 
@@ -154,7 +154,7 @@ class WorkflowServerTest {
 
     @Test
     void sameKey_answersTheSameRun_andStartsNothing() {
-        Workflow one = server.workflows().create("one", List.of(node("only", "ok")), List.of());
+        Workflow one = server.workflows().create("one", List.of(node("only", "ok")), List.of(), ScheduleSpec.api());
 
         WorkflowService.Started first = server.workflows().run(one.id(), "order-42", null);
         WorkflowService.Started again = server.workflows().run(one.id(), "order-42", null);
@@ -170,7 +170,7 @@ class WorkflowServerTest {
     @Test
     void cancel_skipsWhatIsPending_theRunningNodeEndsAndStartsNothing() {
         Workflow flow = server.workflows().create("cancel me", List.of(node("slow", "gate"), node("next", "ok")),
-                List.of(new Edge("slow", "next", On.ALWAYS)));
+                List.of(new Edge("slow", "next", On.ALWAYS)), ScheduleSpec.api());
         long runId = server.workflows().run(flow.id(), null, null).run().id();
         Await.until("the first node running", WAIT, () -> order.contains("slow"));
 
@@ -195,7 +195,7 @@ class WorkflowServerTest {
         Job unreachable = server.jobs().create(JobSpec.of("unreachable", ScheduleSpec.api(),
                 Target.webhook("http://127.0.0.1:9/none")).withRetry(new RetryPolicy(2, 600_000)));
         Workflow flow = server.workflows().create("swept", List.of(new Node("call", unreachable.id()),
-                node("after", "ok")), List.of(new Edge("call", "after", On.ALWAYS)));
+                node("after", "ok")), List.of(new Edge("call", "after", On.ALWAYS)), ScheduleSpec.api());
         long runId = server.workflows().run(flow.id(), null, null).run().id();
         long call = server.workflows().getRun(runId).orElseThrow().nodes().get(0).instanceId();
         Await.until("the call failed once and waits for its retry", WAIT, () -> {
@@ -212,21 +212,43 @@ class WorkflowServerTest {
     }
 
     @Test
+    void scheduledWorkflow_itsTriggerJobStartsARunPerTrigger_eachRunOnce() throws Exception {
+        Workflow scheduled = server.workflows().create("every second", List.of(node("tick", "ok")), List.of(),
+                ScheduleSpec.fixedRate(1_000, java.time.Instant.now()));
+        assertTrue(scheduled.triggerJobId() != null);
+        Job trigger = server.jobs().get(scheduled.triggerJobId()).orElseThrow();
+        assertEquals("workflow: every second", trigger.name());
+        assertEquals(WorkflowService.TRIGGER_HANDLER, trigger.target().value());
+
+        Await.until("two runs started by the schedule", WAIT, () -> server.instances()
+                .list(trigger.id(), InstanceStatus.SUCCEEDED, null, null, null, 10).items().size() >= 2);
+        for (var triggered : server.instances().list(trigger.id(), InstanceStatus.SUCCEEDED, null, null, null, 10)
+                .items()) {
+            long runId = Long.parseLong(JSON.readTree(triggered.output()).get("workflowRunId").asText());
+            WorkflowRun run = server.workflows().getRun(runId).orElseThrow();
+            assertEquals("trigger-" + triggered.id(), run.key(), "keyed by its trigger: a repeat starts nothing new");
+            assertEquals(scheduled.id(), run.workflowId());
+        }
+        assertThrows(IllegalArgumentException.class, () -> TickwheelServer.builder()
+                .handler(WorkflowService.TRIGGER_HANDLER, ctx -> { }), "the trigger's handler name is reserved");
+    }
+
+    @Test
     void definitionsThatAreNoDag_orNameNoJob_areRefusedNamingTheField() {
         var cycle = assertThrows(Workflow.InvalidWorkflowException.class, () -> server.workflows().create("loop",
                 List.of(node("a", "ok"), node("b", "ok"), node("c", "ok")),
                 List.of(new Edge("a", "b", On.SUCCEEDED), new Edge("b", "c", On.SUCCEEDED),
-                        new Edge("c", "a", On.ALWAYS))));
+                        new Edge("c", "a", On.ALWAYS)), ScheduleSpec.api()));
         assertEquals("edges", cycle.field());
         assertTrue(cycle.getMessage().contains("a -> b -> c -> a"), cycle.getMessage());
         var unknownJob = assertThrows(Workflow.InvalidWorkflowException.class, () -> server.workflows().create("x",
-                List.of(node("a", "ok"), new Node("b", 123_456)), List.of()));
+                List.of(node("a", "ok"), new Node("b", 123_456)), List.of(), ScheduleSpec.api()));
         assertEquals("nodes[1].jobId", unknownJob.field());
         var twice = assertThrows(Workflow.InvalidWorkflowException.class, () -> server.workflows().create("x",
-                List.of(node("a", "ok"), node("a", "ok")), List.of()));
+                List.of(node("a", "ok"), node("a", "ok")), List.of(), ScheduleSpec.api()));
         assertEquals("nodes[1].id", twice.field());
         var dangling = assertThrows(Workflow.InvalidWorkflowException.class, () -> server.workflows().create("x",
-                List.of(node("a", "ok")), List.of(new Edge("a", "z", On.ALWAYS))));
+                List.of(node("a", "ok")), List.of(new Edge("a", "z", On.ALWAYS)), ScheduleSpec.api()));
         assertEquals("edges[0].to", dangling.field());
         assertEquals(List.of(), server.workflows().list(), "nothing was stored");
     }

@@ -108,6 +108,20 @@ class WorkflowApiTest {
     }
 
     @Test
+    void scheduledWorkflow_hasATriggerJobWithItsSchedule() {
+        ApiClient.Reply created = api.post("/api/workflows", """
+                {"name": "nightly", "schedule": {"type": "CRON", "expression": "0 0 3 * * ?", "zone": "UTC"},
+                 "nodes": [{"id": "a", "jobId": "%s"}]}""".formatted(jobId));
+        assertEquals(201, created.status(), created.toString());
+        String trigger = created.json().get("triggerJobId").asText();
+        JsonNode job = api.get("/api/jobs/" + trigger).json();
+        assertEquals("workflow: nightly", job.get("name").asText());
+        assertEquals("0 0 3 * * ?", job.at("/schedule/expression").asText());
+        assertEquals("tickwheel.workflow-trigger", job.at("/target/name").asText());
+        assertTrue(api.get("/api/workflows/" + diamond("api only")).json().get("triggerJobId").isNull());
+    }
+
+    @Test
     void run_withKey_201Then200WithTheSameRun() {
         String id = diamond("keyed");
         ApiClient.Reply first = api.post("/api/workflows/" + id + "/run", "{\"key\": \"order-1\"}");
@@ -150,8 +164,8 @@ class WorkflowApiTest {
             {"{\"name\": \"x\", \"nodes\": [{\"id\": \"a b\", \"jobId\": \"" + jobId + "\"}]}", "nodes[0].id"},
             {"{\"name\": \"x\", \"nodes\": [{\"id\": \"a\", \"jobId\": \"" + jobId + "\"}], \"edges\": [{\"from\":"
                     + " \"a\", \"to\": \"a\", \"on\": \"LATER\"}]}", "edges[0].on"},
-            {"{\"name\": \"x\", \"schedule\": {\"type\": \"CRON\", \"expression\": \"0 * * * * ?\"}, \"nodes\": [{\"id\":"
-                    + " \"a\", \"jobId\": \"" + jobId + "\"}]}", "schedule.type"},
+            {"{\"name\": \"x\", \"schedule\": {\"type\": \"CRON\", \"expression\": \"not cron\"}, \"nodes\": [{\"id\":"
+                    + " \"a\", \"jobId\": \"" + jobId + "\"}]}", "schedule.expression"},
         };
         for (String[] c : cases) {
             ApiClient.Reply bad = api.post("/api/workflows", c[0]);

@@ -11,6 +11,7 @@ import dev.tickwheel.server.api.dto.WorkflowRunResponse;
 import dev.tickwheel.server.instance.RunKeys;
 import dev.tickwheel.server.workflow.Workflow;
 import dev.tickwheel.server.workflow.WorkflowRun;
+import dev.tickwheel.time.ScheduleSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -41,11 +42,8 @@ final class WorkflowRoutes {
         if (request.name() == null) {
             throw ApiException.missingField("name");
         }
-        if (request.schedule() != null && (request.schedule().type() == null
-                || !request.schedule().type().trim().equalsIgnoreCase("API"))) {
-            throw ApiException.invalidField("schedule.type", request.schedule().type(), "must be API: a workflow's"
-                    + " runs are started with POST /api/workflows/{id}/run (a job can start them on a schedule)");
-        }
+        ScheduleSpec schedule = request.schedule() == null ? ScheduleSpec.api()
+                : JobRequestParser.schedule(request.schedule());
         if (request.nodes() == null) {
             throw ApiException.missingField("nodes");
         }
@@ -81,9 +79,13 @@ final class WorkflowRoutes {
         }
         Workflow created;
         try {
-            created = workflows.create(request.name(), nodes, edges);
+            created = workflows.create(request.name(), nodes, edges, schedule);
         } catch (Workflow.InvalidWorkflowException e) {
             throw ApiException.badField("invalid_field", e.field(), e.getMessage());
+        } catch (dev.tickwheel.time.InvalidTimeExpressionException e) {
+            throw e; // 400 naming the schedule's field, as for a job
+        } catch (IllegalArgumentException e) { // the trigger job's schedule, as a job's would be refused
+            throw ApiException.badField("invalid_field", "schedule", e.getMessage());
         }
         ctx.status(201).header("Location", "/api/workflows/" + created.id()).json(view(created));
     }
@@ -148,6 +150,7 @@ final class WorkflowRoutes {
                         .toList(),
                 workflow.edges().stream().map(e -> new WorkflowRequest.EdgeBody(e.from(), e.to(), e.on().name()))
                         .toList(),
+                workflow.triggerJobId() == null ? null : Long.toString(workflow.triggerJobId()),
                 workflow.createdAt());
     }
 

@@ -23,10 +23,12 @@ import java.util.regex.Pattern;
  * @param id        the workflow's id
  * @param name      1..200 characters
  * @param nodes     at least one, ids unique
- * @param edges     between known nodes, no cycle
- * @param createdAt when it was created
+ * @param edges        between known nodes, no cycle
+ * @param triggerJobId the job that starts its runs on a schedule, or null for runs started only through the API
+ * @param createdAt    when it was created
  */
-public record Workflow(long id, String name, List<Node> nodes, List<Edge> edges, Instant createdAt) {
+public record Workflow(long id, String name, List<Node> nodes, List<Edge> edges, Long triggerJobId,
+                       Instant createdAt) {
 
     /** Most nodes in one workflow. */
     public static final int MAX_NODES = 200;

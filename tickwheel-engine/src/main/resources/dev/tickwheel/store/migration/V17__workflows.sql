@@ -8,6 +8,9 @@ CREATE TABLE tw_workflow (
     -- The DAG as JSON: {"nodes": [{"id", "jobId"}], "edges": [{"from", "to", "on"}]}. A workflow is not changed
     -- once created, so a run reads the definition it started with.
     definition     VARCHAR(65536) NOT NULL,
+    -- The job that starts its runs on a schedule (a handler job of WorkflowService.TRIGGER_HANDLER), or NULL for a
+    -- workflow run only through the API.
+    trigger_job_id BIGINT,
     created_at_ms  BIGINT        NOT NULL
 );
 

@@ -8,7 +8,8 @@ import java.util.List;
  * <p>Immutable.
  *
  * @param name     1..200 characters; required
- * @param schedule optional; only {@code {"type": "API"}} (runs started by {@code POST /api/workflows/{id}/run})
+ * @param schedule optional, a job's schedule: its trigger job starts a run at each trigger time; absent or
+ *                 {@code {"type": "API"}}: runs are started by {@code POST /api/workflows/{id}/run} only
  * @param nodes    at least one; each {@code {"id", "jobId"}}
  * @param edges    {@code {"from", "to", "on"}}, {@code on} SUCCEEDED, FAILED or ALWAYS; no cycle
  */

@@ -11,9 +11,10 @@ import java.util.List;
  * @param id        the workflow's id (a decimal string)
  * @param name      its name
  * @param nodes     its nodes, as created
- * @param edges     its edges, as created
- * @param createdAt when it was created
+ * @param edges        its edges, as created
+ * @param triggerJobId the job that starts its runs on its schedule, or null for a workflow run through the API only
+ * @param createdAt    when it was created
  */
 public record WorkflowResponse(String id, String name, List<WorkflowRequest.NodeBody> nodes,
-                               List<WorkflowRequest.EdgeBody> edges, Instant createdAt) {
+                               List<WorkflowRequest.EdgeBody> edges, String triggerJobId, Instant createdAt) {
 }

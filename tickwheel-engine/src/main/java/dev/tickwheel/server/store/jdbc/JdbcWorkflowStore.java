@@ -15,7 +15,8 @@ import java.util.Optional;
  */
 final class JdbcWorkflowStore implements WorkflowStore {
 
-    private static final String INSERT = "INSERT INTO tw_workflow (" + WorkflowJson.COLUMNS + ") VALUES (?, ?, ?, ?)";
+    private static final String INSERT = "INSERT INTO tw_workflow (" + WorkflowJson.COLUMNS + ") VALUES (?, ?, ?, ?,"
+            + " ?)";
     static final String SELECT_BY_ID = "SELECT " + WorkflowJson.COLUMNS + " FROM tw_workflow WHERE id = ?";
     private static final String SELECT_ALL = "SELECT " + WorkflowJson.COLUMNS + " FROM tw_workflow ORDER BY id";
 
@@ -32,7 +33,8 @@ final class JdbcWorkflowStore implements WorkflowStore {
                 ps.setLong(1, workflow.id());
                 ps.setString(2, workflow.name());
                 ps.setString(3, WorkflowJson.write(workflow));
-                ps.setLong(4, workflow.createdAt().toEpochMilli());
+                JdbcValues.setLong(ps, 4, workflow.triggerJobId());
+                ps.setLong(5, workflow.createdAt().toEpochMilli());
                 return ps.executeUpdate();
             }
         });

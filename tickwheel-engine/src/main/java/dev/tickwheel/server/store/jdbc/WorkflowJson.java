@@ -22,7 +22,7 @@ final class WorkflowJson {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Columns of a definition row, in {@link #read} order. */
-    static final String COLUMNS = "id, name, definition, created_at_ms";
+    static final String COLUMNS = "id, name, definition, trigger_job_id, created_at_ms";
 
     private WorkflowJson() {
     }
@@ -52,6 +52,6 @@ final class WorkflowJson {
         root.get("edges").forEach(e -> edges.add(new Workflow.Edge(e.get("from").asText(), e.get("to").asText(),
                 Workflow.On.valueOf(e.get("on").asText()))));
         return new Workflow(rs.getLong("id"), rs.getString("name"), nodes, edges,
-                JdbcValues.getInstant(rs, "created_at_ms"));
+                JdbcValues.getLong(rs, "trigger_job_id"), JdbcValues.getInstant(rs, "created_at_ms"));
     }
 }
