@@ -3,6 +3,7 @@ package dev.tickwheel.bench.e2e;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
+import dev.tickwheel.server.job.Completion;
 import dev.tickwheel.server.job.DeliveryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.pool.InstancePool;
@@ -126,7 +127,7 @@ public final class EndToEndRun {
         for (int k = 0; k < pools; k++) {
             int count = instances / pools + (k < instances % pools ? 1 : 0);
             DeliveryPolicy delivery = new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 0,
-                    DeliveryPolicy.OverLimit.WAIT, DeliveryPolicy.DEFAULT_PRIORITY, poolName(k));
+                    DeliveryPolicy.OverLimit.WAIT, DeliveryPolicy.DEFAULT_PRIORITY, poolName(k), Completion.IMMEDIATE);
             groups.add(new OneShotJobs.Group("e2e-p" + k + "-", count, target, delivery, firstDueMs, spreadMs));
         }
         return groups;
