@@ -10,6 +10,7 @@ import * as jobs from './jobs.js';
 import * as jobForm from './job-form.js';
 import * as instances from './instances.js';
 import * as pools from './pools.js';
+import * as workflows from './workflows.js';
 
 const HEALTH_MS = 5000;
 
@@ -21,6 +22,10 @@ addRoute(/^\/jobs\/(\d+)$/, jobs.renderJob);
 addRoute(/^\/instances$/, instances.renderHistory);
 addRoute(/^\/instances\/(\d+)$/, instances.renderInstance);
 addRoute(/^\/pools$/, pools.renderList);
+addRoute(/^\/workflows$/, workflows.renderList);
+addRoute(/^\/workflows\/new$/, workflows.renderNew);
+addRoute(/^\/workflows\/(\d+)$/, workflows.renderWorkflow);
+addRoute(/^\/workflow-runs\/(\d+)$/, workflows.renderRun);
 
 async function refreshHealth() {
   const { status, body } = await call('GET', '/health');

@@ -10,7 +10,17 @@ const PROPERTIES = new Set(['value', 'checked', 'disabled', 'hidden', 'selected'
  * Keys starting with "on" add event listeners; null, undefined and false attributes and children are left out.
  */
 export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
+  return build(document.createElement(tag), attrs, children);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** el() for SVG: svg('rect', {x: 0, y: 0, width: 10, height: 10, class: 'x'}); the same rules for attributes and text. */
+export function svg(tag, attrs = {}, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+function build(node, attrs, children) {
   for (const [key, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);

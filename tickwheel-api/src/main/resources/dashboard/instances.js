@@ -267,6 +267,9 @@ export async function renderInstance(ctx, query, id) {
         el('dt', {}, 'priority'), el('dd', { class: 'priority' }, i.priority == null ? 'the job\'s' : i.priority),
         el('dt', {}, 'rerun of'), el('dd', { class: 'rerun-of' }, i.rerunOf == null ? '—'
           : el('a', { href: instanceHash(i.rerunOf) }, i.rerunOf)),
+        i.workflowRunId == null ? null : [el('dt', {}, 'workflow run'), el('dd', { class: 'workflow-run' },
+          el('a', { href: '#/workflow-runs/' + encodeURIComponent(i.workflowRunId) }, i.workflowRunId),
+          ' node ', el('span', { class: 'workflow-node' }, i.workflowNode))],
         el('dt', {}, 'scheduled'), el('dd', {}, i.scheduledTriggerTime ? timeEl(i.scheduledTriggerTime) : 'on demand (run now)'),
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),
         el('dt', {}, 'actual'), el('dd', { class: 'actual' }, timeEl(i.actualTriggerTime)),

@@ -31,6 +31,21 @@ function runForm(job, onClose) {
     el('button', { type: 'submit', class: 'primary run-submit' }, 'Run'),
     onClose ? el('button', { type: 'button', class: 'run-close', onclick: onClose }, 'Close') : null,
     result);
+  onRunSubmit(form, { params, errors, result }, (body) => {
+    if (delay.value.trim()) body.delayMs = numberOrText(delay.value);
+    if (priority.value.trim()) body.priority = numberOrText(priority.value);
+    return call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/run', body);
+  }, (made) => ['instance ', el('a', { class: 'instance-link', href: '#/instances/' + encodeURIComponent(made.instanceId) },
+    made.instanceId), ' due ', timeEl(made.expectedTriggerTime)]);
+  return form;
+}
+
+/**
+ * The submit of a run form (a job's, a workflow's): clears its errors and result, reads the params input as JSON (a
+ * slip is shown at it), then send(body) with body.params set unless empty; a success is drawn in result by
+ * shown(reply body), a refusal at the input it names (errors by field) and in result.
+ */
+export function onRunSubmit(form, { params, errors, result }, send, shown) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     Object.values(errors).forEach((e) => { e.textContent = ''; });
@@ -44,12 +59,9 @@ function runForm(job, onClose) {
         return;
       }
     }
-    if (delay.value.trim()) body.delayMs = numberOrText(delay.value);
-    if (priority.value.trim()) body.priority = numberOrText(priority.value);
-    const reply = await call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/run', body);
+    const reply = await send(body);
     if (reply.ok) {
-      fill(result, 'instance ', el('a', { class: 'instance-link', href: '#/instances/' + encodeURIComponent(reply.body.instanceId) },
-        reply.body.instanceId), ' due ', timeEl(reply.body.expectedTriggerTime));
+      fill(result, shown(reply.body));
       result.className = 'run-result ok';
     } else {
       const field = errorField(reply);
@@ -58,7 +70,6 @@ function runForm(job, onClose) {
       result.className = 'run-result error';
     }
   });
-  return form;
 }
 
 /** "12" -> 12; anything that is not a safe integer goes as typed, for the server to refuse with its field name. */

@@ -60,7 +60,9 @@ function route(event) {
     message.hidden = true;
   }
   for (const link of document.querySelectorAll('nav a')) {
-    link.classList.toggle('active', path === link.dataset.path || path.startsWith(link.dataset.path + '/'));
+    // data-path: the paths (space-separated) under which the link is the current section
+    link.classList.toggle('active', link.dataset.path.split(' ')
+      .some((section) => path === section || path.startsWith(section + '/')));
   }
   const ctx = new ViewContext(root, hash, startedAt);
   current = ctx;
