@@ -1,7 +1,7 @@
 package dev.tickwheel.client;
 
 /**
- * 404: no job or instance with that ID, or no run with that key in the job.
+ * 404: no job, instance, workflow or workflow run with that ID, or no run with that key in the job.
  *
  * <p>Immutable.
  */

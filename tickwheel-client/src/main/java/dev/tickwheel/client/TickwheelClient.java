@@ -19,7 +19,8 @@ import java.util.function.Supplier;
 /**
  * A client of a Tickwheel server's HTTP API ({@code docs/openapi.yaml}): every operation, typed requests and answers,
  * errors as exceptions. Jobs are under {@link #jobs()} (with runs and runs by key), instances under
- * {@link #instances()}; {@link #health()} and {@link #cluster()} here. Every operation comes in a sync form and an
+ * {@link #instances()}, workflows of jobs and their runs under {@link #workflows()}; {@link #health()} and
+ * {@link #cluster()} here. Every operation comes in a sync form and an
  * {@code …Async} form returning a {@link CompletableFuture}. A sync call runs on the calling thread, back-offs
  * included; an async call blocks no thread, and its future completes on the client's executor.
  *
@@ -43,17 +44,20 @@ import java.util.function.Supplier;
  * request time-out) or the server answered 503; never after any other answer (a 4xx fails the same way again). Safe to
  * repeat, so retried:
  * <ul>
- *   <li>every read ({@code GET}): jobs, instances, runs by key, cluster, health;
+ *   <li>every read ({@code GET}): jobs, instances, runs by key, workflows and their runs, cluster, health;
  *   <li>a run with a key: the key is the run's identity in its job, so a repeat answers the instance the first
- *       attempt made ({@code created} false) rather than making another;
+ *       attempt made ({@code created} false) rather than making another; likewise a workflow's run with a key, in
+ *       its workflow;
  *   <li>a batch of runs if every item has a key (an item without one would make a new instance each time);
  *   <li>cancels, by ID, by key and in batches: a repeat of a cancel that took effect answers 409
- *       {@code ALREADY_FINISHED} with status {@code CANCELLED} (see {@link ConflictException});
+ *       {@code ALREADY_FINISHED} with status {@code CANCELLED} (see {@link ConflictException}); a workflow run's
+ *       cancel, whose repeat answers the run as it is ({@code CANCELLED});
  *   <li>a reschedule to an instant ({@link dev.tickwheel.client.model.RescheduleRequest#at}); one by a delay is not
  *       repeated, as a repeat would move the instance to "now + delay" again, later than asked.
  * </ul>
- * Never retried: a run without a key, a batch with an item without a key, create, replace ({@code PUT}), delete,
- * enable and disable. Create and an unkeyed run would make a second job or instance. Replace and delete are idempotent
+ * Never retried: a run without a key (of a job or a workflow), a batch with an item without a key, create (of a job
+ * or a workflow), replace ({@code PUT}), delete, enable and disable. Create and an unkeyed run would make a second
+ * job, workflow, instance or workflow run. Replace and delete are idempotent
  * in HTTP's sense, yet a repeated {@code PUT} can overwrite a change another caller made between the attempts, and a
  * repeated delete of a job the first attempt deleted answers 404, telling the caller a delete failed that took
  * effect; so they, and enable and disable with them, fail with {@link UnavailableException} on a lost answer and the
@@ -102,6 +106,7 @@ public final class TickwheelClient implements AutoCloseable {
     private final Instances instances;
     private final Calendars calendars;
     private final Pools pools;
+    private final Workflows workflows;
     private final ObjectReader healthReader;
     private final ObjectReader clusterReader;
 
@@ -112,6 +117,7 @@ public final class TickwheelClient implements AutoCloseable {
         this.instances = new Instances(transport, json);
         this.calendars = new Calendars(transport, json);
         this.pools = new Pools(transport, json);
+        this.workflows = new Workflows(transport, json);
         this.healthReader = json.readerFor(Health.class);
         this.clusterReader = json.readerFor(ClusterView.class);
     }
@@ -144,6 +150,11 @@ public final class TickwheelClient implements AutoCloseable {
     /** Pools of concurrency and rate that jobs share: create, list, read, replace, delete. */
     public Pools pools() {
         return pools;
+    }
+
+    /** Workflows of jobs (a DAG of nodes and edges) and their runs: create, list, read, run, read a run, cancel it. */
+    public Workflows workflows() {
+        return workflows;
     }
 
     /**

@@ -8,7 +8,7 @@ package dev.tickwheel.client;
  *
  * <p>The subclasses sort the answers by what a caller does about them:
  * <pre>
- *   NotFoundException           404            no such job, instance or key
+ *   NotFoundException           404            no such job, instance, workflow, workflow run or key
  *   ConflictException           409            a cancel or reschedule came too late (the outcome is the code)
  *   ValidationException         400, 413, 422  the request is wrong; the field and message say how
  *   UnauthorizedException       401, 403       no token, or a wrong one

@@ -32,12 +32,15 @@ import java.util.List;
  * @param output               the JSON its target answered its successful attempt with, or null
  * @param callbackDeadline     while its target works on an accepted call (completion CALLBACK): when the report is
  *                             due at the latest; null otherwise
+ * @param workflowRunId        the workflow run this instance is a step of ({@code client.workflows().getRun}), or null
+ * @param workflowNode         the node of that run it runs, or null
  */
 public record Instance(long id, long jobId, String jobName, String key, InstanceStatus status,
                        Instant scheduledTriggerTime, Instant expectedTriggerTime, Instant actualTriggerTime,
                        Long latenessMs, int attempt, String error, JsonNode params, Instant createdAt,
                        Instant updatedAt, int shard, Integer claimNode, Long claimEpoch, List<Attempt> attempts,
-                       Integer priority, Long rerunOf, JsonNode output, Instant callbackDeadline) {
+                       Integer priority, Long rerunOf, JsonNode output, Instant callbackDeadline,
+                       Long workflowRunId, String workflowNode) {
 
     public Instance {
         attempts = attempts == null ? List.of() : List.copyOf(attempts);
