@@ -27,7 +27,7 @@ public record RunSpec(String key, Long delayMs, Instant at, String params, Integ
      */
     public RunSpec {
         if (key != null) {
-            RunKeys.check(key);
+            RunKeys.checkCaller(key);
         }
         if (delayMs != null && at != null) {
             throw new IllegalArgumentException("give delayMs or at, not both");

@@ -130,7 +130,7 @@ public final class WorkflowService {
      */
     public Started run(long workflowId, String key, String params) {
         if (key != null) {
-            dev.tickwheel.server.instance.RunKeys.check(key);
+            dev.tickwheel.server.instance.RunKeys.checkCaller(key);
         }
         WorkflowStart start = instances.startWorkflowRun(ids.nextId(), workflowId, key, params, ids::nextId);
         start.instances().forEach(owner::stored);

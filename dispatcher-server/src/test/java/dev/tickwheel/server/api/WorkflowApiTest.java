@@ -174,5 +174,9 @@ class WorkflowApiTest {
         }
         ApiClient.Reply badKey = api.post("/api/workflows/" + diamond("key check") + "/run", "{\"key\": \"\"}");
         assertEquals("key", badKey.json().get("field").asText(), badKey.toString());
+        // The steps' own keys: a caller's run cannot take one first, and so cannot stand in for a step.
+        ApiClient.Reply reserved = api.post("/api/jobs/" + jobId + "/run", "{\"key\": \"tickwheel:wf-1-a\"}");
+        assertEquals(400, reserved.status(), reserved.toString());
+        assertEquals("key", reserved.json().get("field").asText(), reserved.toString());
     }
 }

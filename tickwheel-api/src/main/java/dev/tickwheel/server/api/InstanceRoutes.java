@@ -155,7 +155,7 @@ final class InstanceRoutes {
         long id = instanceId(ctx);
         RerunRequest request = bodies.read(ctx, RerunRequest.class, false);
         String key = request == null ? null : request.key();
-        String problem = key == null ? null : RunKeys.problem(key);
+        String problem = key == null ? null : RunKeys.callerProblem(key);
         if (problem != null) {
             throw ApiException.badField("invalid_field", "key", problem);
         }

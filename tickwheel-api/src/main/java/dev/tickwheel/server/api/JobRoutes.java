@@ -142,7 +142,7 @@ final class JobRoutes {
             return RunSpec.after(0, null);
         }
         if (request.key() != null) {
-            String problem = RunKeys.problem(request.key());
+            String problem = RunKeys.callerProblem(request.key());
             if (problem != null) {
                 throw ApiException.badField("invalid_field", prefix + "key", "field '" + prefix + "key': " + problem);
             }

@@ -104,7 +104,7 @@ final class WorkflowRoutes {
         long id = RequestIds.pathId(ctx.pathParam("id"));
         WorkflowRunRequest request = bodies.read(ctx, WorkflowRunRequest.class, false);
         String key = request == null ? null : request.key();
-        String problem = key == null ? null : RunKeys.problem(key);
+        String problem = key == null ? null : RunKeys.callerProblem(key);
         if (problem != null) {
             throw ApiException.badField("invalid_field", "key", problem);
         }

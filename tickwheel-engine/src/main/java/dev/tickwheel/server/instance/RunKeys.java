@@ -11,6 +11,11 @@ public final class RunKeys {
 
     /** Longest key, in UTF-16 characters (the store's column holds this many). */
     public static final int MAX_LENGTH = 200;
+    /**
+     * The prefix of the keys Tickwheel gives the instances it makes itself (a workflow's steps): a caller's key may
+     * not start with it, so no caller's run can take such an instance's key first.
+     */
+    public static final String RESERVED_PREFIX = "tickwheel:";
 
     private RunKeys() {
     }
@@ -24,6 +29,26 @@ public final class RunKeys {
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
+    }
+
+    /**
+     * As {@link #check}, for a key a caller gives to create a run: it may not start with {@value #RESERVED_PREFIX}.
+     */
+    public static void checkCaller(String key) {
+        String why = callerProblem(key);
+        if (why != null) {
+            throw new IllegalArgumentException(why);
+        }
+    }
+
+    /** Why {@code key} may not be a caller's key for a new run, or null if it may. */
+    public static String callerProblem(String key) {
+        String why = problem(key);
+        if (why == null && key.startsWith(RESERVED_PREFIX)) {
+            return "key must not start with '" + RESERVED_PREFIX + "': such keys are the instances Tickwheel makes"
+                    + " itself (a workflow's steps)";
+        }
+        return why;
     }
 
     /** Why {@code key} is not a valid run key, or null if it is. */

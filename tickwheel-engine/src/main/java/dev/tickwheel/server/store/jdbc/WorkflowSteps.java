@@ -9,6 +9,7 @@ import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceStatus;
 import dev.tickwheel.server.instance.InstanceTransition;
 import dev.tickwheel.server.instance.NewInstance;
+import dev.tickwheel.server.instance.RunKeys;
 import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.WorkflowStep;
 import dev.tickwheel.server.store.StoreException;
@@ -36,7 +37,7 @@ import java.util.function.LongSupplier;
  *
  * <p><b>One transaction per step.</b> The final status of a node's instance is written in the same transaction that
  * records it on the node, decides the run's next steps ({@link Stepper}) and inserts the instances of the nodes that
- * start (as keyed runs of their jobs, key {@code wf-<run>-<node>}, through {@link OnDemandRuns#insertOn}). So a crash
+ * start (as keyed runs of their jobs, key {@code tickwheel:wf-<run>-<node>}, through {@link OnDemandRuns#insertOn}). So a crash
  * either loses the whole step, and the instance is still DISPATCHING and is delivered again, or keeps all of it: a
  * step is never lost or made twice. Every step of a run first locks the run's row ({@code FOR UPDATE}), so two
  * parents of one node ending at once on two members are applied one after the other, and the second sees the first's
@@ -193,7 +194,7 @@ final class WorkflowSteps {
                 for (String nodeId : next.start()) {
                     Workflow.Node node = workflow.node(nodeId);
                     starts.add(new NewInstance(ids.getAsLong(), node.jobId(), clock.instant(), run.params,
-                            "wf-" + run.id + "-" + nodeId, null, null, null,
+                            RunKeys.RESERVED_PREFIX + "wf-" + run.id + "-" + nodeId, null, null, null,
                             new WorkflowStep(run.id, nodeId, upstream(c, workflow, nodeId, nodes))));
                 }
                 List<RunWrite> writes = runs.insertOn(c, starts, nowMs);
