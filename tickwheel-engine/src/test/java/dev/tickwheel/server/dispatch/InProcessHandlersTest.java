@@ -41,10 +41,13 @@ class InProcessHandlersTest {
 
     private final ManualClock clock = new ManualClock();
     private final CountDownLatch neverReleased = new CountDownLatch(1);
+    /** Counted down once "blocks" runs: its pool thread has taken it (under load that can come after the deadline). */
+    private final CountDownLatch blockedStarted = new CountDownLatch(1);
     private final CompletableFuture<Boolean> blockedWasInterrupted = new CompletableFuture<>();
     private final CompletableFuture<Void> asyncNeverEnds = new CompletableFuture<>();
     private final InProcessHandlers handlers = new InProcessHandlers(Map.of(
             "blocks", ctx -> {
+                blockedStarted.countDown();
                 try {
                     neverReleased.await();
                     blockedWasInterrupted.complete(false);
@@ -68,6 +71,9 @@ class InProcessHandlersTest {
     @Test
     void syncHandler_stillRunningAtItsDeadline_failsWithTheDeadlineAndItsThreadIsInterrupted() throws Exception {
         CompletableFuture<String> call = handlers.invoke(job("blocks"), context(1), DEADLINE);
+        // The claim is about a handler still running at its deadline: the manual clock would otherwise reach the
+        // deadline before a loaded machine's pool thread has even started it (then it is cancelled, never run).
+        assertTrue(blockedStarted.await(10, TimeUnit.SECONDS), "the handler started");
 
         clock.advance(DEADLINE.minusMillis(1));
         assertFalse(call.isDone(), "1 ms before the deadline the call is still running");
