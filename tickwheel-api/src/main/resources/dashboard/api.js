@@ -1,8 +1,7 @@
-// The console's HTTP client: JSON in and out, the bearer token on mutating calls, and what a 400 names.
+// The console's HTTP client: JSON in and out, the bearer token on every call, and what a 400 names.
 'use strict';
 
 const TOKEN_KEY = 'tickwheel-token';
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const tokenInput = document.getElementById('token');
 const tokenHint = document.getElementById('token-hint');
@@ -32,9 +31,8 @@ export function url(path) {
 
 export async function call(method, path, body) {
   const headers = {};
-  const mutating = MUTATING.has(method);
   const token = tokenInput.value.trim();
-  if (mutating && token) headers.Authorization = 'Bearer ' + token;
+  if (token) headers.Authorization = 'Bearer ' + token;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
   try {
@@ -49,12 +47,12 @@ export async function call(method, path, body) {
   } catch (e) {
     parsed = { message: text };
   }
-  if (mutating) {
-    if (response.status === 401) {
-      showTokenHint(token ? 'this server needs a token: the one given was refused' : 'this server needs a token');
-    } else if (response.ok) {
-      showTokenHint(null);
-    }
+  if (response.status === 401) {
+    showTokenHint(token ? 'this server needs a token: the one given was refused' : 'this server needs a token');
+  } else if (response.status === 403) {
+    showTokenHint('this token\'s role or namespace does not allow that');
+  } else if (response.ok) {
+    showTokenHint(null);
   }
   return { status: response.status, ok: response.ok, body: parsed };
 }

@@ -251,6 +251,12 @@ public final class InstanceService implements AutoCloseable {
      * @throws IllegalArgumentException if {@code status} is not a final status, or {@code from} is after {@code to}
      */
     public RerunAll rerunAll(Long jobId, InstanceStatus status, Instant from, Instant to, boolean dryRun) {
+        return rerunAll(jobId, status, from, to, dryRun, null);
+    }
+
+    /** {@link #rerunAll(Long, InstanceStatus, Instant, Instant, boolean)} of one namespace's jobs (null: all). */
+    public RerunAll rerunAll(Long jobId, InstanceStatus status, Instant from, Instant to, boolean dryRun,
+                             String namespace) {
         if (status != null && !status.successors().isEmpty()) {
             throw new IllegalArgumentException("status must be a final status (SUCCEEDED, FAILED, INTERRUPTED or"
                     + " CANCELLED): " + status);
@@ -261,7 +267,7 @@ public final class InstanceService implements AutoCloseable {
         Instant now = clock.instant();
         List<Instance> stored = new ArrayList<>();
         while (true) {
-            Page<Instance, Long> page = list(jobId, status, from, to, before, RERUN_PAGE);
+            Page<Instance, Long> page = list(jobId, status, from, to, before, RERUN_PAGE, namespace);
             List<NewInstance> reruns = new ArrayList<>();
             boolean stopped = false;
             for (Instance instance : page.items()) {
@@ -323,13 +329,19 @@ public final class InstanceService implements AutoCloseable {
      */
     public Page<Instance, Long> list(Long jobId, InstanceStatus status, Instant createdFrom, Instant createdBefore,
                                      Long beforeId, int limit) {
+        return list(jobId, status, createdFrom, createdBefore, beforeId, limit, null);
+    }
+
+    /** {@link #list(Long, InstanceStatus, Instant, Instant, Long, int)} of one namespace's jobs (null: all). */
+    public Page<Instance, Long> list(Long jobId, InstanceStatus status, Instant createdFrom, Instant createdBefore,
+                                     Long beforeId, int limit, String namespace) {
         if (createdFrom != null && createdBefore != null && createdFrom.isAfter(createdBefore)) {
             throw new IllegalArgumentException("createdFrom must not be after createdBefore: " + createdFrom + " > "
                     + createdBefore);
         }
         InstanceFilter filter = new InstanceFilter(jobId, status,
                 createdFrom == null ? 0 : SnowflakeIdGenerator.lowestIdAt(createdFrom),
-                createdBefore == null ? Long.MAX_VALUE : SnowflakeIdGenerator.lowestIdAt(createdBefore));
+                createdBefore == null ? Long.MAX_VALUE : SnowflakeIdGenerator.lowestIdAt(createdBefore), namespace);
         return instances.listLatest(filter, beforeId == null ? Long.MAX_VALUE : beforeId, limit);
     }
 

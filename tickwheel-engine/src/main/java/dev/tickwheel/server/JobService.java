@@ -87,7 +87,18 @@ public final class JobService implements AutoCloseable {
      * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
      */
     public Job create(JobSpec spec) {
+        return create(spec, dev.tickwheel.server.access.Namespaces.DEFAULT);
+    }
+
+    /**
+     * {@link #create(JobSpec)} in a namespace, which must exist ({@link AccessService#namespace}); a job never changes
+     * namespace.
+     *
+     * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
+     */
+    public Job create(JobSpec spec, String namespace) {
         Objects.requireNonNull(spec, "spec");
+        dev.tickwheel.server.access.Namespaces.check(namespace);
         requireCalendar(spec);
         requirePool(spec);
         Instant now = clock.instant();
@@ -95,7 +106,7 @@ public final class JobService implements AutoCloseable {
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
         Job job = jobs.insert(new NewJob(ids.nextId(), spec.name(), normalized(expression, spec), spec.target(),
                 spec.params(), spec.enabled(), spec.misfirePolicy(), spec.retryPolicy(), spec.delivery(),
-                spec.operations(), firstTrigger(expression, now, spec.schedule(), 0)));
+                spec.operations(), firstTrigger(expression, now, spec.schedule(), 0)), namespace);
         afterWrite.then(() -> owner.jobCreated(job));
         return jobs.get(job.id()).orElse(job);
     }
@@ -273,6 +284,11 @@ public final class JobService implements AutoCloseable {
      */
     public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
         return jobs.search(nameContains, after, limit);
+    }
+
+    /** {@link #search(String, JobNameCursor, int)} among one namespace's jobs (null: every namespace). */
+    public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit, String namespace) {
+        return jobs.search(nameContains, after, limit, namespace);
     }
 
     /**

@@ -108,6 +108,8 @@ public final class TickwheelServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TickwheelServer.class);
     private static final String LOADER_TASK = "instance-loader";
     private static final String RETENTION_TASK = "retention-purge";
+    private static final String AUDIT_PURGE_TASK = "audit-purge";
+    private static final Duration AUDIT_PURGE_INTERVAL = Duration.ofHours(1);
     /** The alerts' own transport: a handful of calls at a time, one I/O thread. */
     private static final TransportSettings ALERT_TRANSPORT = new TransportSettings(16, 16,
             WebhookInvoker.Builder.DEFAULT_IDLE_EVICTION, WebhookInvoker.Builder.DEFAULT_CONNECT_TIMEOUT, 1);
@@ -151,6 +153,8 @@ public final class TickwheelServer implements AutoCloseable {
     private InstanceLoader loader;
     // Its own thread: a long purge run never delays loading, and loading never delays the purge.
     private PeriodicTaskScheduler retentionThread;
+    private AccessService accessService;
+    private AuditService auditService;
     private RetentionPurge retention;
     // Written by the loader thread, read by metrics scrapes.
     private final java.util.concurrent.atomic.LongAdder loaderNanos = new java.util.concurrent.atomic.LongAdder();
@@ -178,7 +182,8 @@ public final class TickwheelServer implements AutoCloseable {
                          Map<String, AsyncJobHandler> asyncHandlers, DispatchListener listener,
                          Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
-                         AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl) {
+                         AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl,
+                         Duration auditRetention) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -312,6 +317,9 @@ public final class TickwheelServer implements AutoCloseable {
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
                     config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
             calendarService = new CalendarService(stores.calendars(), config.clock());
+            accessService = new AccessService(stores.access(), ids, config.clock());
+            auditService = new AuditService(stores.audit(), ids, config.clock(), config.storeTimeout(),
+                    config.auditRetention());
             poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);
             instanceService = new InstanceService(stores.callerInstances(), stores.callerJobs(), owner, ids,
                     config.clock(), config.storeTimeout(), afterWrite);
@@ -385,6 +393,8 @@ public final class TickwheelServer implements AutoCloseable {
                     config.loaderPeriod());
             RetentionPurge.Settings kept = config.retention();
             retentionThread.scheduleAtFixedRate(RETENTION_TASK, retention::run, kept.interval(), kept.interval());
+            retentionThread.scheduleAtFixedRate(AUDIT_PURGE_TASK, this::purgeAudit, AUDIT_PURGE_INTERVAL,
+                    AUDIT_PURGE_INTERVAL);
             log.info("retention: finished instances kept {} days unless their job sets retentionDays; purged every {}"
                     + " in batches of {}", kept.defaultDays(), kept.interval(), kept.batchSize());
             log.info("tickwheel server scheduling: node {} holds {} of {} shards; loader every {} for the next {},"
@@ -409,6 +419,31 @@ public final class TickwheelServer implements AutoCloseable {
     public InstanceService instances() {
         requireStarted();
         return instanceService;
+    }
+
+    /** Namespaces, API tokens and the namespace of each job. */
+    public AccessService access() {
+        requireStarted();
+        return accessService;
+    }
+
+    /** The audit trail of changes made through the API. */
+    public AuditService audit() {
+        requireStarted();
+        return auditService;
+    }
+
+    /**
+     * The audit purge: entries past the retention, deleted by the member holding shard 0 (one member at a time, so
+     * that two purges do not contend for the same rows).
+     */
+    private void purgeAudit() {
+        if (leases.holds(0)) {
+            long deleted = auditService.purge();
+            if (deleted > 0) {
+                log.info("audit: purged {} entries older than {}", deleted, auditService.retention());
+            }
+        }
     }
 
     /** Named calendars of excluded days, which CRON and FIXED_RATE jobs may name. */
@@ -625,6 +660,9 @@ public final class TickwheelServer implements AutoCloseable {
         if (instanceService != null) {
             instanceService.close();
         }
+        if (auditService != null) {
+            auditService.close();
+        }
         if (loaderThread != null) {
             loaderThread.close();
         }
@@ -700,8 +738,19 @@ public final class TickwheelServer implements AutoCloseable {
         private AlertSettings alerts = AlertSettings.DEFAULTS;
         private AlertListener alertListener = AlertListener.NONE;
         private String callbackBaseUrl;
+        private Duration auditRetention = AuditService.DEFAULT_RETENTION;
 
         private Builder() {
+        }
+
+        /** How long audit entries are kept: 1 day to 10 years; default {@link AuditService#DEFAULT_RETENTION}. */
+        public Builder auditRetention(Duration retention) {
+            Objects.requireNonNull(retention, "auditRetention");
+            if (retention.compareTo(Duration.ofDays(1)) < 0 || retention.compareTo(Duration.ofDays(3650)) > 0) {
+                throw new IllegalArgumentException("auditRetention must be 1 day to 3650 days: " + retention);
+            }
+            this.auditRetention = retention;
+            return this;
         }
 
         /**
@@ -973,7 +1022,7 @@ public final class TickwheelServer implements AutoCloseable {
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
-                    retention, alerts, alertListener, callbackBaseUrl));
+                    retention, alerts, alertListener, callbackBaseUrl, auditRetention));
         }
 
         private static Duration positive(String name, Duration value) {

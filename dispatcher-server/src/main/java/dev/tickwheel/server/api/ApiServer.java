@@ -62,7 +62,7 @@ public final class ApiServer implements AutoCloseable {
             MeterRegistry httpRegistry) {
         Objects.requireNonNull(engine, "engine");
         this.settings = Objects.requireNonNull(settings, "settings");
-        ApiRoutes api = new ApiRoutes(engine, settings.token(), settings.demoEcho(), scrape);
+        ApiRoutes api = new ApiRoutes(engine, settings.token(), settings.demoEcho(), scrape, settings.openHealth());
         ObjectMapper json = api.json();
 
         app = Javalin.create(config -> {
@@ -104,7 +104,6 @@ public final class ApiServer implements AutoCloseable {
                 ApiRoutes.httpError(new JavalinExchange(ctx), 404, null);
             }
         });
-        app.before(ctx -> api.checkAccess(new JavalinExchange(ctx)));
         for (ApiRoute route : api.routes()) {
             app.addHttpHandler(HandlerType.valueOf(route.method()), route.path(),
                     ctx -> route.handler().handle(new JavalinExchange(ctx)));
@@ -115,7 +114,8 @@ public final class ApiServer implements AutoCloseable {
     public ApiServer start() {
         app.start();
         log.info("HTTP API listening on http://{}:{}/ (auth: {})", displayHost(), port(),
-                settings.token() == null ? "none, loopback only" : "bearer token for mutating requests");
+                settings.token() == null ? "tokens created through /api/tokens, else none (loopback only)"
+                        : "bearer tokens (--token is the bootstrap admin token)");
         return this;
     }
 

@@ -26,12 +26,24 @@ import java.util.OptionalInt;
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
  * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
+ * @param publicUrl      where targets reach this server (callback URLs), or null for the default
+ * @param auditRetention how long audit entries are kept
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
-                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl) {
+                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl,
+                             Duration auditRetention) {
+
+    /** Settings that keep audit entries {@link dev.tickwheel.server.AuditService#DEFAULT_RETENTION}. */
+    public ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
+                          Duration loaderPeriod, Duration loadWindow, Duration armHorizon, Duration storeTimeout,
+                          DispatchSettings dispatch, boolean demo, RetentionPurge.Settings retention,
+                          AlertSettings alerts, String publicUrl) {
+        this(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon, storeTimeout, dispatch,
+                demo, retention, alerts, publicUrl, dev.tickwheel.server.AuditService.DEFAULT_RETENTION);
+    }
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -46,13 +58,15 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
+        Objects.requireNonNull(auditRetention, "auditRetention");
     }
 
     /** The engine builder these settings describe. */
     public TickwheelServer.Builder engineBuilder() {
         TickwheelServer.Builder builder = TickwheelServer.builder().jdbcUrl(dbUrl).leaseTtl(leaseTtl)
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
-                .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention);
+                .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention)
+                .auditRetention(auditRetention);
         nodeId.ifPresent(builder::nodeId);
         builder.alerts(alerts);
         if (publicUrl != null) {
@@ -76,6 +90,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
                 + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
                 + " " + alerts // AlertSettings never prints the secret
-                + " public-url=" + (publicUrl == null ? "default" : publicUrl);
+                + " public-url=" + (publicUrl == null ? "default" : publicUrl)
+                + " open-health=" + api.openHealth() + " audit-retention-days=" + auditRetention.toDays();
     }
 }

@@ -18,7 +18,13 @@ import java.util.Locale;
 public enum Setting {
     HOST("host", ApiSettings.DEFAULT_HOST, "interface the HTTP API binds; a non-loopback host requires a token"),
     PORT("port", Integer.toString(ApiSettings.DEFAULT_PORT), "HTTP port; 0 picks a free port"),
-    TOKEN("token", "", "bearer token required on mutating requests (POST, PUT, DELETE); empty = none"),
+    TOKEN("token", "", "the bootstrap admin token, of every namespace: once it (or any token made with POST"
+            + " /api/tokens) exists, every API call needs a token; empty = none"),
+    OPEN_HEALTH("open-health", "true", "whether /health and /metrics answer without a token once tokens exist; false"
+            + " = they need a READ token of every namespace"),
+    AUDIT_RETENTION_DAYS("audit-retention-days", Long.toString(
+            dev.tickwheel.server.AuditService.DEFAULT_RETENTION.toDays()),
+            "days an audit entry is kept, 1..3650"),
     DB_URL("db-url", JdbcStoreConfig.DEFAULT_JDBC_URL, "store: jdbc:h2:file:... or jdbc:postgresql://..."),
     NODE_ID("node-id", "", "0..1023, part of every ID; empty = lease a free one from the store (set it only to pin"
             + " it)"),

@@ -100,7 +100,8 @@ public final class SettingsReader {
             String token = values.get(Setting.TOKEN);
             boolean demo = bool(values, sources, Setting.DEMO);
             ApiSettings api = new ApiSettings(values.get(Setting.HOST).trim(),
-                    (int) number(values, sources, Setting.PORT), token.isBlank() ? null : token, demo);
+                    (int) number(values, sources, Setting.PORT), token.isBlank() ? null : token, demo,
+                    bool(values, sources, Setting.OPEN_HEALTH));
             ServerSettings settings = new ServerSettings(api, values.get(Setting.DB_URL).trim(),
                     values.get(Setting.NODE_ID).isBlank() ? OptionalInt.empty()
                             : OptionalInt.of((int) number(values, sources, Setting.NODE_ID)),
@@ -115,7 +116,9 @@ public final class SettingsReader {
                             (int) number(values, sources, Setting.MAX_CALLS_IN_FLIGHT),
                             (int) number(values, sources, Setting.MAX_CALLS_PER_HOST),
                             (int) number(values, sources, Setting.HANDLER_THREADS)), demo,
-                    retention(values, sources), alerts(values, sources), publicUrl(values, sources));
+                    retention(values, sources), alerts(values, sources), publicUrl(values, sources),
+                    Duration.ofDays(inRange(values, sources, Setting.AUDIT_RETENTION_DAYS, 1,
+                            JobOperations.MAX_RETENTION_DAYS)));
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {

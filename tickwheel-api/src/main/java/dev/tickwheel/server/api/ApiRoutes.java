@@ -19,7 +19,10 @@ import java.util.function.Supplier;
 public final class ApiRoutes {
 
     private final List<ApiRoute> routes = new ArrayList<>();
-    private final BearerTokenCheck auth;
+    private static final java.util.Set<String> MUTATING = java.util.Set.of("POST", "PUT", "PATCH", "DELETE");
+
+    private final AccessCheck auth;
+    private final AuditTrail audit;
     private final ErrorResponder errors = new ErrorResponder();
     private final ObjectMapper json = ApiJson.newMapper();
     private final Map<String, String> assets;
@@ -31,75 +34,119 @@ public final class ApiRoutes {
      * @param scrape   renders the metrics in Prometheus text format, for {@code GET /metrics}
      */
     public ApiRoutes(TickwheelServer engine, String token, boolean demoEcho, Supplier<String> scrape) {
+        this(engine, token, demoEcho, scrape, true);
+    }
+
+    /**
+     * @param engine     a started engine
+     * @param token      the bootstrap admin token ({@code --token}), or null for none
+     * @param demoEcho   whether {@code POST /demo/echo} exists (the demo jobs' webhook)
+     * @param scrape     renders the metrics in Prometheus text format, for {@code GET /metrics}
+     * @param openHealth whether {@code /health} and {@code /metrics} need no token once tokens exist
+     */
+    public ApiRoutes(TickwheelServer engine, String token, boolean demoEcho, Supplier<String> scrape,
+                     boolean openHealth) {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(scrape, "scrape");
         JsonBodyReader bodies = new JsonBodyReader(json);
         ApiViews views = new ApiViews(json);
-        JobRoutes jobs = new JobRoutes(engine.jobs(), new JobRequestParser(engine.handlerNames(),
+        Scopes scopes = new Scopes(engine.access(), engine.instances());
+        JobRoutes jobs = new JobRoutes(engine.jobs(), scopes, new JobRequestParser(engine.handlerNames(),
                 name -> engine.calendars().get(name).isPresent(), name -> engine.pools().get(name).isPresent()),
                 bodies, views);
         CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
         PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
-        InstanceRoutes instances = new InstanceRoutes(engine.instances(), bodies, views);
+        InstanceRoutes instances = new InstanceRoutes(engine.instances(), scopes, bodies, views);
+        AccessRoutes access = new AccessRoutes(engine.access(), engine.audit(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         CallbackRoutes callbacks = new CallbackRoutes(engine.callbacks(), bodies, json);
         WorkflowRoutes workflows = new WorkflowRoutes(engine.workflows(), bodies, json);
         DashboardPage dashboard = new DashboardPage();
         ApiDocs docs = new ApiDocs();
-        this.auth = token == null ? null : new BearerTokenCheck(token, Set.of(DemoEcho.PATH),
-                Set.of(CallbackRoutes.PATH_PREFIX));
+        this.auth = new AccessCheck(token, engine.access(), openHealth);
+        this.audit = new AuditTrail(engine.audit(), json);
         this.assets = Map.of("/assets", DashboardPage.RESOURCE_DIRECTORY, ApiDocs.PAGE_PATH + "/assets",
                 docs.assetsDirectory());
 
-        add("POST", "/api/jobs", jobs::create);
-        add("GET", "/api/jobs", jobs::list);
-        add("GET", "/api/jobs/{id}", jobs::get);
-        add("PUT", "/api/jobs/{id}", jobs::update);
-        add("DELETE", "/api/jobs/{id}", jobs::delete);
-        add("POST", "/api/jobs/{id}/enable", jobs::enable);
-        add("POST", "/api/jobs/{id}/disable", jobs::disable);
-        add("POST", "/api/jobs/{id}/run", jobs::run);
-        add("POST", "/api/jobs/{id}/runs", jobs::runs);
-        add("GET", "/api/jobs/{id}/runs/{key}", instances::getByKey);
-        add("POST", "/api/jobs/{id}/runs/{key}/cancel", instances::cancelByKey);
-        add("POST", "/api/jobs/{id}/runs/{key}/reschedule", instances::rescheduleByKey);
-        add("GET", "/api/instances", instances::list);
-        add("POST", "/api/instances/cancel", instances::cancelAll);
-        add("POST", "/api/instances/rerun", instances::rerunAll);
-        add("GET", "/api/instances/{id}", instances::get);
-        add("POST", "/api/instances/{id}/cancel", instances::cancel);
-        add("POST", "/api/instances/{id}/reschedule", instances::reschedule);
-        add("POST", "/api/instances/{id}/rerun", instances::rerun);
-        add("POST", "/api/calendars", calendars::create);
-        add("GET", "/api/calendars", calendars::list);
-        add("GET", "/api/calendars/{name}", calendars::get);
-        add("PUT", "/api/calendars/{name}", calendars::replace);
-        add("DELETE", "/api/calendars/{name}", calendars::delete);
-        add("POST", CallbackRoutes.PATH_PREFIX + "{token}", callbacks::report);
-        add("POST", "/api/workflows", workflows::create);
-        add("GET", "/api/workflows", workflows::list);
-        add("GET", "/api/workflows/{id}", workflows::get);
-        add("POST", "/api/workflows/{id}/run", workflows::run);
-        add("GET", "/api/workflow-runs/{id}", workflows::getRun);
-        add("POST", "/api/workflow-runs/{id}/cancel", workflows::cancelRun);
-        add("POST", "/api/pools", pools::create);
-        add("GET", "/api/pools", pools::list);
-        add("GET", "/api/pools/{name}", pools::get);
-        add("PUT", "/api/pools/{name}", pools::replace);
-        add("DELETE", "/api/pools/{name}", pools::delete);
-        add("GET", "/api/cluster", ops::cluster);
-        add("GET", "/health", ops::health);
-        add("GET", "/metrics", ops::metrics);
-        add("GET", "/", dashboard::serve);
-        add("GET", ApiDocs.SPEC_PATH, docs::serveSpec);
-        add("GET", ApiDocs.PAGE_PATH, docs::servePage);
+        add("POST", "/api/jobs", RouteAccess.ADMIN, jobs::create);
+        add("GET", "/api/jobs", RouteAccess.READ, jobs::list);
+        add("GET", "/api/jobs/{id}", RouteAccess.READ, jobs::get);
+        add("PUT", "/api/jobs/{id}", RouteAccess.ADMIN, jobs::update);
+        add("DELETE", "/api/jobs/{id}", RouteAccess.ADMIN, jobs::delete);
+        add("POST", "/api/jobs/{id}/enable", RouteAccess.OPERATE, jobs::enable);
+        add("POST", "/api/jobs/{id}/disable", RouteAccess.OPERATE, jobs::disable);
+        add("POST", "/api/jobs/{id}/run", RouteAccess.OPERATE, jobs::run);
+        add("POST", "/api/jobs/{id}/runs", RouteAccess.OPERATE, jobs::runs);
+        add("GET", "/api/jobs/{id}/runs/{key}", RouteAccess.READ, instances::getByKey);
+        add("POST", "/api/jobs/{id}/runs/{key}/cancel", RouteAccess.OPERATE, instances::cancelByKey);
+        add("POST", "/api/jobs/{id}/runs/{key}/reschedule", RouteAccess.OPERATE, instances::rescheduleByKey);
+        add("GET", "/api/instances", RouteAccess.READ, instances::list);
+        add("POST", "/api/instances/cancel", RouteAccess.OPERATE, instances::cancelAll);
+        add("POST", "/api/instances/rerun", RouteAccess.OPERATE, instances::rerunAll);
+        add("GET", "/api/instances/{id}", RouteAccess.READ, instances::get);
+        add("POST", "/api/instances/{id}/cancel", RouteAccess.OPERATE, instances::cancel);
+        add("POST", "/api/instances/{id}/reschedule", RouteAccess.OPERATE, instances::reschedule);
+        add("POST", "/api/instances/{id}/rerun", RouteAccess.OPERATE, instances::rerun);
+        // Calendars, workflows and pools are not split by namespace yet: a token of every namespace is needed.
+        add("POST", "/api/calendars", RouteAccess.SERVER_ADMIN, calendars::create);
+        add("GET", "/api/calendars", RouteAccess.SERVER_READ, calendars::list);
+        add("GET", "/api/calendars/{name}", RouteAccess.SERVER_READ, calendars::get);
+        add("PUT", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::replace);
+        add("DELETE", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::delete);
+        add("POST", CallbackRoutes.PATH_PREFIX + "{token}", RouteAccess.OPEN, callbacks::report);
+        add("POST", "/api/workflows", RouteAccess.SERVER_ADMIN, workflows::create);
+        add("GET", "/api/workflows", RouteAccess.SERVER_READ, workflows::list);
+        add("GET", "/api/workflows/{id}", RouteAccess.SERVER_READ, workflows::get);
+        add("POST", "/api/workflows/{id}/run", RouteAccess.SERVER_OPERATE, workflows::run);
+        add("GET", "/api/workflow-runs/{id}", RouteAccess.SERVER_READ, workflows::getRun);
+        add("POST", "/api/workflow-runs/{id}/cancel", RouteAccess.SERVER_OPERATE, workflows::cancelRun);
+        add("POST", "/api/pools", RouteAccess.SERVER_ADMIN, pools::create);
+        add("GET", "/api/pools", RouteAccess.SERVER_READ, pools::list);
+        add("GET", "/api/pools/{name}", RouteAccess.SERVER_READ, pools::get);
+        add("PUT", "/api/pools/{name}", RouteAccess.SERVER_ADMIN, pools::replace);
+        add("DELETE", "/api/pools/{name}", RouteAccess.SERVER_ADMIN, pools::delete);
+        add("POST", "/api/namespaces", RouteAccess.SERVER_ADMIN, access::createNamespace);
+        add("GET", "/api/namespaces", RouteAccess.READ, access::listNamespaces);
+        add("POST", "/api/tokens", RouteAccess.ADMIN, access::createToken);
+        add("GET", "/api/tokens", RouteAccess.ADMIN, access::listTokens);
+        add("GET", "/api/tokens/{id}", RouteAccess.ADMIN, access::getToken);
+        add("DELETE", "/api/tokens/{id}", RouteAccess.ADMIN, access::revokeToken);
+        add("GET", "/api/whoami", RouteAccess.READ, access::whoami);
+        add("GET", "/api/audit", RouteAccess.ADMIN, access::audit);
+        add("GET", "/api/cluster", RouteAccess.SERVER_READ, ops::cluster);
+        add("GET", "/health", RouteAccess.HEALTH, ops::health);
+        add("GET", "/metrics", RouteAccess.HEALTH, ops::metrics);
+        add("GET", "/", RouteAccess.OPEN, dashboard::serve);
+        add("GET", ApiDocs.SPEC_PATH, RouteAccess.OPEN, docs::serveSpec);
+        add("GET", ApiDocs.PAGE_PATH, RouteAccess.OPEN, docs::servePage);
         if (demoEcho) {
-            add("POST", DemoEcho.PATH, new DemoEcho()::echo);
+            add("POST", DemoEcho.PATH, RouteAccess.OPEN, new DemoEcho()::echo);
         }
     }
 
-    private void add(String method, String path, ApiRoute.Handler handler) {
-        routes.add(new ApiRoute(method, path, handler));
+    /**
+     * Adds a route whose handler first checks the caller's token against {@code access} and then, for a change (any
+     * method but GET on a route that is not open), records what it did in the audit trail.
+     */
+    private void add(String method, String path, RouteAccess access, ApiRoute.Handler handler) {
+        boolean audited = MUTATING.contains(method) && access != RouteAccess.OPEN;
+        ApiRoute[] self = new ApiRoute[1];
+        self[0] = new ApiRoute(method, path, access, exchange -> {
+            CallerExchange known = new CallerExchange(exchange, auth.check(exchange, access));
+            if (!audited) {
+                handler.handle(known);
+                return;
+            }
+            try {
+                handler.handle(known);
+            } catch (Exception e) {
+                known.status(ErrorResponder.statusOf(e));
+                audit.record(self[0], known);
+                throw e;
+            }
+            audit.record(self[0], known);
+        });
+        routes.add(self[0]);
     }
 
     /** Every route, in the order registered. */
@@ -107,18 +154,7 @@ public final class ApiRoutes {
         return List.copyOf(routes);
     }
 
-    /**
-     * The token rule, to run before each route: returns if the request may go on.
-     *
-     * @throws ApiException 401 if it is a mutating request without the token
-     */
-    public void checkAccess(ApiExchange exchange) {
-        if (auth != null) {
-            auth.check(exchange);
-        }
-    }
-
-    /** The error answer for a failure of a route (or of {@link #checkAccess}). */
+    /** The error answer for a failure of a route (its access check's included). */
     public void respond(Exception failure, ApiExchange exchange) {
         errors.respond(failure, exchange);
     }

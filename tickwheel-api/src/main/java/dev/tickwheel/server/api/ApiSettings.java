@@ -11,10 +11,16 @@ import java.util.Objects;
  *
  * @param host     interface to bind; a non-loopback host requires a token
  * @param port     TCP port, 0 for any free port
- * @param token    bearer token for mutating requests, or null for none
+ * @param token    the bootstrap admin token ({@code --token}), or null for none
  * @param demoEcho whether to register {@code POST /demo/echo}
+ * @param openHealth whether {@code /health} and {@code /metrics} need no token once tokens exist
  */
-public record ApiSettings(String host, int port, String token, boolean demoEcho) {
+public record ApiSettings(String host, int port, String token, boolean demoEcho, boolean openHealth) {
+
+    /** Settings with {@code /health} and {@code /metrics} open. */
+    public ApiSettings(String host, int port, String token, boolean demoEcho) {
+        this(host, port, token, demoEcho, true);
+    }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7700;
@@ -56,6 +62,6 @@ public record ApiSettings(String host, int port, String token, boolean demoEcho)
     @Override
     public String toString() {
         return "ApiSettings[host=" + host + ", port=" + port + ", token=" + (token == null ? "none" : "set")
-                + ", demoEcho=" + demoEcho + "]";
+                + ", demoEcho=" + demoEcho + ", openHealth=" + openHealth + "]";
     }
 }

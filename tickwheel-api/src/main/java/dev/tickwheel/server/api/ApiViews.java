@@ -32,7 +32,7 @@ final class ApiViews {
         this.json = json;
     }
 
-    JobResponse job(Job job) {
+    JobResponse job(Job job, String namespace) {
         var s = job.schedule();
         TargetBody target = job.target().type() == TargetType.WEBHOOK
                 ? new TargetBody("WEBHOOK", job.target().value(), null)
@@ -50,7 +50,37 @@ final class ApiViews {
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
                 job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar(), job.delivery().priority(),
                 job.delivery().pool(), job.delivery().completion().mode().name(),
-                job.delivery().completion().byCallback() ? job.delivery().completion().callbackTimeoutMs() : null);
+                job.delivery().completion().byCallback() ? job.delivery().completion().callbackTimeoutMs() : null,
+                namespace);
+    }
+
+    /**
+     * What an update changed: each top-level field whose value differs, {@code {"field": {"from": ..., "to": ...}}},
+     * leaving out {@code updatedAt} (always changes).
+     */
+    java.util.Map<String, java.util.Map<String, com.fasterxml.jackson.databind.JsonNode>> changes(Object before,
+                                                                                                 Object after) {
+        com.fasterxml.jackson.databind.JsonNode old = json.valueToTree(before);
+        com.fasterxml.jackson.databind.JsonNode now = json.valueToTree(after);
+        java.util.Map<String, java.util.Map<String, com.fasterxml.jackson.databind.JsonNode>> changed =
+                new java.util.TreeMap<>();
+        java.util.Set<String> fields = new java.util.TreeSet<>();
+        old.fieldNames().forEachRemaining(fields::add);
+        now.fieldNames().forEachRemaining(fields::add);
+        for (String field : fields) {
+            if (field.equals("updatedAt")) {
+                continue;
+            }
+            com.fasterxml.jackson.databind.JsonNode from = old.path(field);
+            com.fasterxml.jackson.databind.JsonNode to = now.path(field);
+            if (!from.equals(to)) {
+                java.util.Map<String, com.fasterxml.jackson.databind.JsonNode> pair = new java.util.LinkedHashMap<>();
+                pair.put("from", from.isMissingNode() ? null : from);
+                pair.put("to", to.isMissingNode() ? null : to);
+                changed.put(field, pair);
+            }
+        }
+        return changed;
     }
 
     /** A run as written: created, or the existing instance its key names. */

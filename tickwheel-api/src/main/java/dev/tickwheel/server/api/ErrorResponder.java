@@ -22,6 +22,17 @@ final class ErrorResponder {
     /** Engine field names that differ on the wire. */
     private static final Map<String, String> WIRE_FIELDS = Map.of("zoneId", "zone");
 
+    /** The status {@link #respond} answers {@code e} with. */
+    static int statusOf(Exception e) {
+        if (e instanceof ApiException api) {
+            return api.status();
+        }
+        if (e instanceof InvalidTimeExpressionException || e instanceof IllegalArgumentException) {
+            return 400;
+        }
+        return e instanceof StoreException ? 503 : 500;
+    }
+
     void respond(Exception e, ApiExchange ctx) {
         if (e instanceof ApiException api) {
             send(ctx, api.status(), api.code(), api.getMessage(), api.field());

@@ -35,12 +35,14 @@ import java.util.Optional;
 final class InstanceRoutes {
 
     private final InstanceService instances;
+    private final Scopes scopes;
     private final JsonBodyReader bodies;
     private final ApiViews views;
     private final QueryParams query = new QueryParams();
 
-    InstanceRoutes(InstanceService instances, JsonBodyReader bodies, ApiViews views) {
+    InstanceRoutes(InstanceService instances, Scopes scopes, JsonBodyReader bodies, ApiViews views) {
         this.instances = instances;
+        this.scopes = scopes;
         this.bodies = bodies;
         this.views = views;
     }
@@ -48,7 +50,7 @@ final class InstanceRoutes {
     /** One instance with its job's name and its attempts. */
     void get(ApiExchange ctx) {
         long id = instanceId(ctx);
-        InstanceHistory history = instances.history(id).orElseThrow(() -> notFound(id));
+        InstanceHistory history = scopes.requireInstance(ctx, id, true).orElseThrow(() -> notFound(id));
         long jobId = history.instance().jobId();
         ctx.json(views.instance(history, instances.jobNames(List.of(jobId)).get(jobId)));
     }
@@ -78,7 +80,11 @@ final class InstanceRoutes {
                 throw ApiException.invalidParameter("key", "needs 'jobId': a key is unique within its job");
             }
         }
-        Page<Instance, Long> page = key == null ? instances.list(jobId, status, from, to, cursor, limit)
+        String namespace = scopes.listedNamespace(ctx);
+        if (jobId != null) {
+            scopes.requireJob(ctx, jobId);
+        }
+        Page<Instance, Long> page = key == null ? instances.list(jobId, status, from, to, cursor, limit, namespace)
                 : byKey(jobId, key, status, from, to, cursor);
         Map<Long, String> names = instances.jobNames(page.items().stream().map(Instance::jobId).distinct().toList());
         ctx.json(new PageResponse<>(page.items().stream().map(i -> views.instance(i, names.get(i.jobId()))).toList(),
@@ -103,6 +109,7 @@ final class InstanceRoutes {
     /** 200 CANCELLED, 409 ALREADY_DISPATCHED or ALREADY_FINISHED, 404 unknown. */
     void cancel(ApiExchange ctx) {
         long id = instanceId(ctx);
+        scopes.requireInstance(ctx, id, false);
         answerCancel(ctx, instances.cancel(id));
     }
 
@@ -143,8 +150,24 @@ final class InstanceRoutes {
                 throw ApiException.invalidField("ids[" + i + "]", id, "must be a positive instance ID");
             }
         }
-        List<CancelResult> results = instances.cancelAll(request.ids());
+        List<CancelResult> results = cancelReachable(ctx, request.ids());
         ctx.json(new CancelAllResponse(results.stream().map(InstanceRoutes::cancelResponse).toList()));
+    }
+
+    /**
+     * {@link InstanceService#cancelAll} of the ids the caller reaches; the others are answered NOT_FOUND, in their
+     * place, as ids that do not exist are.
+     */
+    private List<CancelResult> cancelReachable(ApiExchange ctx, List<Long> ids) {
+        if (CallerExchange.caller(ctx).namespace() == null) {
+            return instances.cancelAll(ids);
+        }
+        List<Long> reachable = ids.stream().filter(id -> scopes.reachesInstance(ctx, id)).toList();
+        Map<Long, CancelResult> cancelled = new java.util.HashMap<>();
+        if (!reachable.isEmpty()) {
+            instances.cancelAll(reachable).forEach(r -> cancelled.putIfAbsent(r.instanceId(), r));
+        }
+        return ids.stream().map(id -> cancelled.getOrDefault(id, CancelResult.unknown(id))).toList();
     }
 
     /**
@@ -153,6 +176,7 @@ final class InstanceRoutes {
      */
     void rerun(ApiExchange ctx) {
         long id = instanceId(ctx);
+        scopes.requireInstance(ctx, id, false);
         RerunRequest request = bodies.read(ctx, RerunRequest.class, false);
         String key = request == null ? null : request.key();
         String problem = key == null ? null : RunKeys.callerProblem(key);
@@ -193,8 +217,11 @@ final class InstanceRoutes {
         if (request.from() != null && request.to() != null && request.from().isAfter(request.to())) {
             throw ApiException.invalidField("from", request.from().toString(), "must not be after 'to'");
         }
+        if (request.jobId() != null) {
+            scopes.requireJob(ctx, request.jobId());
+        }
         InstanceService.RerunAll done = instances.rerunAll(request.jobId(), status, request.from(), request.to(),
-                Boolean.TRUE.equals(request.dryRun()));
+                Boolean.TRUE.equals(request.dryRun()), CallerExchange.caller(ctx).namespace());
         ctx.json(new RerunAllResponse(done.matched(), done.created(), done.more()));
     }
 
@@ -210,6 +237,7 @@ final class InstanceRoutes {
     /** 200 RESCHEDULED with the new time; 409 ALREADY_DISPATCHED or ALREADY_FINISHED; 404 unknown. */
     void reschedule(ApiExchange ctx) {
         long id = instanceId(ctx);
+        scopes.requireInstance(ctx, id, false);
         reschedule(ctx, id);
     }
 
@@ -253,8 +281,11 @@ final class InstanceRoutes {
         return key;
     }
 
-    private static long jobId(ApiExchange ctx) {
-        return RequestIds.pathId(ctx.pathParam("id"));
+    /** The {@code {id}} path parameter, of a job the caller reaches (else 404). */
+    private long jobId(ApiExchange ctx) {
+        long id = RequestIds.pathId(ctx.pathParam("id"));
+        scopes.requireJob(ctx, id);
+        return id;
     }
 
     private static ApiException keyNotFound(long jobId, String key) {

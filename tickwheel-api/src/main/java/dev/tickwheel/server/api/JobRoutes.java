@@ -1,6 +1,8 @@
 package dev.tickwheel.server.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tickwheel.server.JobService;
+import dev.tickwheel.server.JobSpec;
 import dev.tickwheel.server.RunSpec;
 import dev.tickwheel.server.api.dto.JobRequest;
 import dev.tickwheel.server.api.dto.JobResponse;
@@ -16,6 +18,7 @@ import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.Page;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 
@@ -30,13 +33,15 @@ final class JobRoutes {
     static final long MAX_RUN_DELAY_MS = JobService.MAX_RUN_DELAY_MS;
 
     private final JobService jobs;
+    private final Scopes scopes;
     private final JobRequestParser parser;
     private final JsonBodyReader bodies;
     private final ApiViews views;
     private final QueryParams query = new QueryParams();
 
-    JobRoutes(JobService jobs, JobRequestParser parser, JsonBodyReader bodies, ApiViews views) {
+    JobRoutes(JobService jobs, Scopes scopes, JobRequestParser parser, JsonBodyReader bodies, ApiViews views) {
         this.jobs = jobs;
+        this.scopes = scopes;
         this.parser = parser;
         this.bodies = bodies;
         this.views = views;
@@ -44,16 +49,19 @@ final class JobRoutes {
 
     void create(ApiExchange ctx) {
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
-        Job job = jobs.create(parser.parse(request));
-        ctx.status(201).header("Location", "/api/jobs/" + job.id()).json(views.job(job));
+        JobSpec spec = parser.parse(request);
+        String namespace = scopes.namespaceForNew(ctx, request.namespace());
+        Job job = jobs.create(spec, namespace);
+        ctx.status(201).header("Location", "/api/jobs/" + job.id()).json(views.job(job, namespace));
     }
 
     /** Jobs by (name, id), optionally those whose name contains {@code name} (ignoring case). */
     void list(ApiExchange ctx) {
         String name = query.text(ctx, "name", JobRequestParser.MAX_NAME_LENGTH);
         JobNameCursor after = PageCursors.decodeJob(ctx.queryParam("cursor"));
-        Page<Job, JobNameCursor> page = jobs.search(name, after, query.limit(ctx));
-        ctx.json(new PageResponse<>(page.items().stream().map(views::job).toList(),
+        Page<Job, JobNameCursor> page = jobs.search(name, after, query.limit(ctx), scopes.listedNamespace(ctx));
+        Map<Long, String> namespaces = scopes.namespacesOf(page.items().stream().map(Job::id).toList());
+        ctx.json(new PageResponse<>(page.items().stream().map(j -> views.job(j, namespaces.get(j.id()))).toList(),
                 page.nextCursor().map(PageCursors::encodeJob).orElse(null)));
     }
 
@@ -62,10 +70,26 @@ final class JobRoutes {
         ctx.json(found(id, jobs.get(id)));
     }
 
+    /** Replaces the definition; the audit trail gets each changed field's old and new value. */
     void update(ApiExchange ctx) {
         long id = jobId(ctx);
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
-        ctx.json(found(id, jobs.update(id, parser.parse(request))));
+        JobSpec spec = parser.parse(request);
+        String namespace = scopes.namespaceOf(id);
+        if (request.namespace() != null && !request.namespace().equals(namespace)) {
+            throw ApiException.invalidField("namespace", request.namespace(), "a job's namespace cannot change;"
+                    + " it is " + ApiException.quoted(namespace));
+        }
+        Optional<Job> before = jobs.get(id);
+        JobResponse after = found(id, jobs.update(id, spec));
+        before.ifPresent(old -> {
+            Map<String, Map<String, JsonNode>> changed = views.changes(views.job(old, namespace), after);
+            if (request.signingSecret() != null) {
+                changed.put("signingSecret", Map.of()); // set again (maybe the same): the trail masks its value
+            }
+            CallerExchange.changed(ctx, changed);
+        });
+        ctx.json(after);
     }
 
     void delete(ApiExchange ctx) {
@@ -154,12 +178,15 @@ final class JobRoutes {
     }
 
 
-    private static long jobId(ApiExchange ctx) {
-        return RequestIds.pathId(ctx.pathParam("id"));
+    /** The {@code {id}} path parameter, of a job the caller reaches (else 404). */
+    private long jobId(ApiExchange ctx) {
+        long id = RequestIds.pathId(ctx.pathParam("id"));
+        scopes.requireJob(ctx, id);
+        return id;
     }
 
     private JobResponse found(long id, Optional<Job> job) {
-        return views.job(job.orElseThrow(() -> notFound(id)));
+        return views.job(job.orElseThrow(() -> notFound(id)), scopes.namespaceOf(id));
     }
 
     private static ApiException notFound(long id) {

@@ -27,7 +27,14 @@ public interface JobStore {
      * @return the job as stored
      * @throws DuplicateIdException if the id is taken; nothing is written
      */
-    Job insert(NewJob job);
+    default Job insert(NewJob job) {
+        return insertAll(List.of(job)).get(0);
+    }
+
+    /** {@link #insert} into a namespace ({@code tw_job_namespace}, in the same transaction). */
+    default Job insert(NewJob job, String namespace) {
+        return insertAll(List.of(job), namespace).get(0);
+    }
 
     /**
      * Inserts the job unless a job of its name exists, in one transaction serialised against every other such insert
@@ -46,7 +53,12 @@ public interface JobStore {
      * @return the jobs as stored, in the order given
      * @throws DuplicateIdException if any id is taken; nothing is written
      */
-    List<Job> insertAll(List<NewJob> jobs);
+    default List<Job> insertAll(List<NewJob> jobs) {
+        return insertAll(jobs, dev.tickwheel.server.access.Namespaces.DEFAULT);
+    }
+
+    /** {@link #insertAll(List)} into a namespace, which must exist. */
+    List<Job> insertAll(List<NewJob> jobs, String namespace);
 
     /**
      * Replaces the definition and next trigger time of a job if its stored version is still {@code job.version()}
@@ -77,7 +89,12 @@ public interface JobStore {
      * @param after        where the previous page ended ({@link Page#nextCursor()}), or null for the first page
      * @param limit        page size, 1..10 000
      */
-    Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit);
+    default Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
+        return search(nameContains, after, limit, null);
+    }
+
+    /** {@link #search(String, JobNameCursor, int)} among the jobs of one namespace (null: every namespace). */
+    Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit, String namespace);
 
     /**
      * Enabled jobs whose next trigger time is at or before {@code until}, ordered by (next trigger time, id), from

@@ -85,7 +85,6 @@ public final class TickwheelApiServlet extends HttpServlet {
             }
             ApiExchange exchange = new ServletExchange(request, response, decoded(rawPath), params, api.json());
             try {
-                api.checkAccess(exchange);
                 compiled.route().handler().handle(exchange);
             } catch (Exception e) {
                 api.respond(e, exchange);

@@ -37,5 +37,5 @@ public record JobRequest(String name, ScheduleBody schedule, TargetBody target, 
                          String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs, Integer maxConcurrent,
                          String overLimit, Integer retentionDays, String alertUrl, String signingSecret,
                          String calendar, Integer priority, String pool, String completion,
-                         Long callbackTimeoutMs) {
+                         Long callbackTimeoutMs, String namespace) {
 }

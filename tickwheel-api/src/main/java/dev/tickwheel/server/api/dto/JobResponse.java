@@ -20,11 +20,12 @@ import java.time.Instant;
  * @param pool            the pool whose limits the job shares, or null
  * @param completion      IMMEDIATE or CALLBACK
  * @param callbackTimeoutMs with CALLBACK, the callback time-out; null otherwise
+ * @param namespace       the namespace the job belongs to (it never changes)
  */
 public record JobResponse(String id, String name, ScheduleBody schedule, TargetBody target, JsonNode params,
                           boolean enabled, String misfirePolicy, RetryBody retry, String delivery, Long timeoutMs,
                           Integer maxConcurrent, String overLimit, Integer retentionDays, String alertUrl,
                           boolean signed, Instant nextTriggerTime,
                           Instant createdAt, Instant updatedAt, String calendar, int priority, String pool,
-                          String completion, Long callbackTimeoutMs) {
+                          String completion, Long callbackTimeoutMs, String namespace) {
 }

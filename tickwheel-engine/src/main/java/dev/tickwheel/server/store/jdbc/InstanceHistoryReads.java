@@ -41,8 +41,13 @@ final class InstanceHistoryReads {
         List<Instance> rows = runner.inTransaction("list instances newest first", connection -> {
             dialect.preferIndexOrder(connection);
             try (PreparedStatement ps = connection.prepareStatement(
-                    InstanceSql.selectLatest(filter.jobId() != null, filter.status() != null))) {
+                    InstanceSql.selectLatest(filter.jobId() != null, filter.status() != null,
+                    filter.namespace() != null))) {
                 int i = 1;
+                if (filter.namespace() != null) {
+                    ps.setString(i++, filter.namespace());
+                    ps.setString(i++, filter.namespace());
+                }
                 if (filter.jobId() != null) {
                     ps.setLong(i++, filter.jobId());
                 }

@@ -360,8 +360,24 @@ final class InstanceSql {
      * of the job or the status and sorts (for one status of a million rows, 40 ms instead of 0.1 ms a page). With a
      * job and a status, the job's index is walked and the status filtered: a job has far fewer rows than a status.
      */
+    /**
+     * The instances of one namespace's jobs (parameter: the namespace, twice). A job without a namespace row was
+     * deleted before schema 18 and was in the default namespace.
+     */
+    static final String IN_NAMESPACE = "(job_id IN (SELECT job_id FROM tw_job_namespace WHERE namespace = ?)"
+            + " OR (? = '" + dev.tickwheel.server.access.Namespaces.DEFAULT + "'"
+            + " AND job_id NOT IN (SELECT job_id FROM tw_job_namespace)))";
+
     static String selectLatest(boolean byJob, boolean byStatus) {
+        return selectLatest(byJob, byStatus, false);
+    }
+
+    /** {@link #selectLatest(boolean, boolean)}, with the namespace (its two parameters first) if {@code byNamespace}. */
+    static String selectLatest(boolean byJob, boolean byStatus, boolean byNamespace) {
         StringBuilder sql = new StringBuilder("SELECT ").append(COLUMNS).append(" FROM tw_instance WHERE ");
+        if (byNamespace) {
+            sql.append(IN_NAMESPACE).append(" AND ");
+        }
         if (byJob) {
             sql.append("job_id = ? AND ");
         }

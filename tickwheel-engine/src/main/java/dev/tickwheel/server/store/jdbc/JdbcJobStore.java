@@ -53,11 +53,6 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
-    public Job insert(NewJob job) {
-        return insertAll(List.of(job)).get(0);
-    }
-
-    @Override
     public Job insertUnlessNamed(NewJob job) {
         long nowMs = clock.millis();
         try {
@@ -74,6 +69,8 @@ final class JdbcJobStore implements JobStore {
                     JobRowMapper.bindInsert(ps, job, nowMs, shardCount);
                     ps.executeUpdate();
                 }
+                JdbcAccessStore.insertJobNamespaces(connection, List.of(job.id()),
+                        dev.tickwheel.server.access.Namespaces.DEFAULT);
                 return truncatedToMillis(job.toJob(Instant.ofEpochMilli(nowMs)));
             });
         } catch (StoreException e) {
@@ -94,7 +91,7 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
-    public List<Job> insertAll(List<NewJob> jobs) {
+    public List<Job> insertAll(List<NewJob> jobs, String namespace) {
         List<Long> ids = jobs.stream().map(NewJob::id).toList();
         duplicateIds.checkDistinct(ids);
         if (jobs.isEmpty()) {
@@ -110,6 +107,7 @@ final class JdbcJobStore implements JobStore {
                     }
                     ps.executeBatch();
                 }
+                JdbcAccessStore.insertJobNamespaces(connection, ids, namespace);
                 return null;
             });
         } catch (StoreException e) {
@@ -273,15 +271,19 @@ final class JdbcJobStore implements JobStore {
     }
 
     @Override
-    public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit) {
+    public Page<Job, JobNameCursor> search(String nameContains, JobNameCursor after, int limit, String namespace) {
         QueryLimits.checkPageSize(limit);
         boolean filtered = nameContains != null && !nameContains.isEmpty();
         // In a transaction for preferIndexOrder: past the first page, PostgreSQL's estimate for the cursor condition
         // is a few rows, and it then collects every job after the cursor and sorts them, on every page.
         List<Job> jobs = runner.inTransaction("search jobs by name", connection -> {
             dialect.preferIndexOrder(connection);
-            try (PreparedStatement ps = connection.prepareStatement(JobSql.selectByName(filtered, after != null))) {
+            try (PreparedStatement ps = connection.prepareStatement(JobSql.selectByName(filtered, after != null,
+                    namespace != null))) {
                 int i = 1;
+                if (namespace != null) {
+                    ps.setString(i++, namespace);
+                }
                 if (filtered) {
                     ps.setString(i++, "%" + likeEscaped(nameContains) + "%");
                 }

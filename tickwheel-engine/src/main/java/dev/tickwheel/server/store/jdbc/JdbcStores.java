@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import dev.tickwheel.server.store.AccessStore;
+import dev.tickwheel.server.store.AuditStore;
 import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
@@ -59,6 +61,8 @@ public final class JdbcStores implements AutoCloseable {
     private final JobStore callerJobs;
     private final JdbcCalendarStore calendars;
     private final JdbcPoolStore pools;
+    private final JdbcAccessStore access;
+    private final JdbcAuditStore audit;
     private final JdbcWorkflowStore callerWorkflows;
     private final InstanceStore callerInstances;
     private final ClusterStore cluster;
@@ -85,6 +89,8 @@ public final class JdbcStores implements AutoCloseable {
         this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
         this.calendars = new JdbcCalendarStore(runner);
         this.pools = new JdbcPoolStore(runner);
+        this.access = new JdbcAccessStore(callerRunner);
+        this.audit = new JdbcAuditStore(callerRunner);
         this.callerWorkflows = new JdbcWorkflowStore(callerRunner);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
         this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
@@ -225,6 +231,16 @@ public final class JdbcStores implements AutoCloseable {
     /** The job store over this pool. */
     public JobStore jobs() {
         return jobs;
+    }
+
+    /** Namespaces, API tokens and the namespaces of jobs, read with the callers' timeout. */
+    public AccessStore access() {
+        return access;
+    }
+
+    /** The audit trail, with the callers' timeout. */
+    public AuditStore audit() {
+        return audit;
     }
 
     /** The calendar store over this pool. */

@@ -84,7 +84,15 @@ final class JobSql {
      * can serve a substring anyway, so the walk in index order filters on the way.
      */
     static String selectByName(boolean filtered, boolean afterCursor) {
+        return selectByName(filtered, afterCursor, false);
+    }
+
+    /** {@link #selectByName(boolean, boolean)}, with the namespace (its parameter first) if {@code inNamespace}. */
+    static String selectByName(boolean filtered, boolean afterCursor, boolean inNamespace) {
         List<String> conditions = new ArrayList<>();
+        if (inNamespace) {
+            conditions.add(IN_NAMESPACE);
+        }
         if (filtered) {
             conditions.add("LOWER(name) LIKE LOWER(?) ESCAPE '" + LIKE_ESCAPE + "'");
         }
@@ -95,6 +103,12 @@ final class JobSql {
                 + (conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions))
                 + " ORDER BY name, id LIMIT ?";
     }
+
+    /**
+     * The jobs of one namespace (parameter: its name). Every stored job has its namespace row (schema 18 wrote them
+     * for the jobs it found).
+     */
+    static final String IN_NAMESPACE = "id IN (SELECT job_id FROM tw_job_namespace WHERE namespace = ?)";
 
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_job WHERE id = ANY(?)";
