@@ -12,7 +12,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** With a token: mutating requests need {@code Authorization: Bearer <token>}; reads and /health stay open. */
+/**
+ * With a token: every request needs {@code Authorization: Bearer <token>}, reads too; /health, /metrics, the console's
+ * page and the API's documentation stay open.
+ */
 class ApiAuthTest {
 
     private static final String TOKEN = "s3cret-token";
@@ -52,7 +55,8 @@ class ApiAuthTest {
         assertEquals(401, wrong.delete("/api/jobs/1").status());
         assertEquals(401, wrong.post("/api/instances/1/cancel", null).status());
         assertEquals(401, new ApiClient(app.baseUrl()).withToken("").post("/api/jobs", JOB).status());
-        assertEquals(404, new ApiClient(app.baseUrl()).get("/api/jobs/1").status(), "nothing written");
+        assertEquals(404, new ApiClient(app.baseUrl()).withToken(TOKEN).get("/api/jobs/1").status(),
+                "nothing written");
     }
 
     @Test
@@ -67,12 +71,18 @@ class ApiAuthTest {
     }
 
     @Test
-    void reads_withoutToken_stayOpen() {
+    void reads_withoutToken_return401_butHealthMetricsConsoleAndDocsStayOpen() {
         ApiClient anonymous = new ApiClient(app.baseUrl());
+        ApiClient.Reply jobs = anonymous.get("/api/jobs");
+        assertEquals(401, jobs.status(), jobs.toString());
+        assertEquals("unauthorized", jobs.error());
+        assertEquals(401, anonymous.get("/api/instances").status());
+        assertEquals(401, anonymous.get("/api/instances/1").status());
+        assertEquals(200, new ApiClient(app.baseUrl()).withToken(TOKEN).get("/api/jobs").status());
         assertEquals(200, anonymous.get("/health").status());
-        assertEquals(200, anonymous.get("/api/jobs").status());
         assertEquals(200, anonymous.get("/metrics").status());
         assertEquals(200, anonymous.get("/").status());
+        assertEquals(200, anonymous.get("/openapi.yaml").status());
     }
 
     @Test

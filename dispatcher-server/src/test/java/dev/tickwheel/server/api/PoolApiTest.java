@@ -166,16 +166,16 @@ class PoolApiTest {
     }
 
     @Test
-    void writes_needTheToken_readsDoNot() {
+    void writes_andReads_needTheToken() {
         ApiClient anonymous = new ApiClient(app.baseUrl());
         assertEquals(401, anonymous.post("/api/pools", "{\"name\": \"open\", \"maxConcurrent\": 1}").status());
         assertEquals(201, api.post("/api/pools", "{\"name\": \"guarded\", \"maxConcurrent\": 1}").status());
         assertEquals(401, anonymous.put("/api/pools/guarded", "{\"maxConcurrent\": 2}").status());
         assertEquals(401, anonymous.delete("/api/pools/guarded").status());
 
-        assertEquals(200, anonymous.get("/api/pools/guarded").status());
-        assertEquals(1, anonymous.get("/api/pools/guarded").json().get("maxConcurrent").asInt(), "not replaced");
-        assertEquals(404, anonymous.get("/api/pools/open").status(), "not created");
+        assertEquals(401, anonymous.get("/api/pools/guarded").status(), "reads need the token too");
+        assertEquals(1, api.get("/api/pools/guarded").json().get("maxConcurrent").asInt(), "not replaced");
+        assertEquals(404, api.get("/api/pools/open").status(), "not created");
         assertEquals(204, api.delete("/api/pools/guarded").status());
     }
 

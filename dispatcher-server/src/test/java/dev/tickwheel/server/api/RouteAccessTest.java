@@ -254,6 +254,34 @@ class RouteAccessTest {
         return "allowed";
     }
 
+    /** Every change through the API leaves an audit entry: the route, the token's name, the status answered. */
+    @Test
+    void everyMutatingRoute_isAudited() {
+        ApiClient all = clients.get("all-admin");
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, Call> entry : TABLE.entrySet()) {
+            String method = entry.getKey().substring(0, entry.getKey().indexOf(' '));
+            Call call = entry.getValue();
+            if ("GET".equals(method) || call.access() == RouteAccess.OPEN) {
+                continue;
+            }
+            Fixture fixture = fixture(entry.getKey());
+            String body = call.body() == null ? null : call.body().replace("NAME", fixture.name() + "x");
+            ApiClient.Reply reply = all.send(method, call.path().apply(fixture), body);
+            ApiClient.Reply trail = admin.get("/api/audit?actor=all-admin&limit=1");
+            assertEquals(200, trail.status(), trail.toString());
+            com.fasterxml.jackson.databind.JsonNode newest = trail.json().get("items").get(0);
+            if (newest == null || !entry.getKey().equals(newest.get("action").asText())
+                    || newest.get("status").asInt() != reply.status()) {
+                missing.add(entry.getKey() + " (answered " + reply.status() + "): newest entry " + newest);
+            }
+        }
+        assertTrue(missing.isEmpty(), String.join("\n", missing));
+        // The bootstrap token's own changes (the fixtures) are in the trail under its name.
+        assertTrue(admin.get("/api/audit?actor=bootstrap&action=POST%20/api/jobs&limit=1").json().get("items")
+                .size() == 1);
+    }
+
     @Test
     void aForeignToken_getsTheSameAnswerAsForNothing() {
         ApiClient other = clients.get("b-admin");
