@@ -297,7 +297,7 @@ class RouteAccessTest {
     }
 
     private static List<ApiRoute> routes() {
-        return new ApiRoutes(app.engine(), BOOTSTRAP, false, () -> "").routes();
+        return new ApiRoutes(app.engine(), BOOTSTRAP, false, () -> "", true).routes();
     }
 
     private static Fixture sharedFixture;

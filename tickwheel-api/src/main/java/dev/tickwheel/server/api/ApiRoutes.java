@@ -28,16 +28,6 @@ public final class ApiRoutes {
     private final Map<String, String> assets;
 
     /**
-     * @param engine   a started engine
-     * @param token    the bearer token mutating requests need, or null for none
-     * @param demoEcho whether {@code POST /demo/echo} exists (the demo jobs' webhook)
-     * @param scrape   renders the metrics in Prometheus text format, for {@code GET /metrics}
-     */
-    public ApiRoutes(TickwheelServer engine, String token, boolean demoEcho, Supplier<String> scrape) {
-        this(engine, token, demoEcho, scrape, true);
-    }
-
-    /**
      * @param engine     a started engine
      * @param token      the bootstrap admin token ({@code --token}), or null for none
      * @param demoEcho   whether {@code POST /demo/echo} exists (the demo jobs' webhook)

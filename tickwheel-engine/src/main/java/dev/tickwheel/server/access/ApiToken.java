@@ -36,9 +36,4 @@ public record ApiToken(long id, String name, String namespace, Role role, Instan
     public boolean activeAt(Instant now) {
         return revokedAt == null && (expiresAt == null || now.isBefore(expiresAt));
     }
-
-    /** True if it may act in {@code namespaceName}. */
-    public boolean reaches(String namespaceName) {
-        return namespace == null || namespace.equals(namespaceName);
-    }
 }

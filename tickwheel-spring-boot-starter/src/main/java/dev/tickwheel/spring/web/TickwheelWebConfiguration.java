@@ -44,7 +44,7 @@ public class TickwheelWebConfiguration {
                     + " server listens beyond loopback (server.address=" + environment.getProperty("server.address")
                     + "), and anyone reaching it could create and delete jobs");
         }
-        ApiRoutes api = new ApiRoutes(server, token, false, () -> scrape(registries));
+        ApiRoutes api = new ApiRoutes(server, token, false, () -> scrape(registries), true);
         ServletRegistrationBean<TickwheelApiServlet> registration =
                 new ServletRegistrationBean<>(new TickwheelApiServlet(api), path + "/*");
         registration.setName("tickwheelApiServlet");
