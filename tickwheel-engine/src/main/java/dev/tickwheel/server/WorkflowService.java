@@ -80,6 +80,15 @@ public final class WorkflowService {
      * @throws IllegalArgumentException          for a schedule a job would refuse
      */
     public Workflow create(String name, List<Workflow.Node> nodes, List<Workflow.Edge> edges, ScheduleSpec schedule) {
+        return create(name, nodes, edges, schedule, dev.tickwheel.server.access.Namespaces.DEFAULT);
+    }
+
+    /**
+     * {@link #create(String, List, List, ScheduleSpec)} whose trigger job (if it has a schedule) goes to
+     * {@code namespace}: the namespace of the workflow's jobs, which a workflow belongs to.
+     */
+    public Workflow create(String name, List<Workflow.Node> nodes, List<Workflow.Edge> edges, ScheduleSpec schedule,
+                           String namespace) {
         if (name == null || name.isBlank() || name.length() > 200) {
             throw new Workflow.InvalidWorkflowException("name", "a workflow's name is 1..200 characters");
         }
@@ -96,7 +105,7 @@ public final class WorkflowService {
         if (schedule.type() != dev.tickwheel.time.ScheduleType.API) {
             triggerJobId = jobService.create(JobSpec.of("workflow: " + name.trim(), schedule,
                     dev.tickwheel.server.job.Target.handler(TRIGGER_HANDLER))
-                    .withParams("{\"workflowId\": \"" + id + "\"}")).id();
+                    .withParams("{\"workflowId\": \"" + id + "\"}"), namespace).id();
         }
         Workflow workflow = new Workflow(id, name.trim(), nodes, edges, triggerJobId,
                 Instant.ofEpochMilli(clock.millis()));

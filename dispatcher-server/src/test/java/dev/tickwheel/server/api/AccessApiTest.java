@@ -160,6 +160,41 @@ class AccessApiTest {
     }
 
     @Test
+    void workflows_areInTheNamespaceOfTheirJobs() {
+        ApiClient payments = token("payments-flows", "payments", "ADMIN");
+        ApiClient search = token("search-flows", "search", "ADMIN");
+        String paymentsJob = payments.post("/api/jobs", JOB.formatted("charge")).json().get("id").asText();
+        String searchJob = search.post("/api/jobs", JOB.formatted("index")).json().get("id").asText();
+        String flow = "{\"name\": \"%s\", \"nodes\": [{\"id\": \"a\", \"jobId\": \"%s\"}%s], \"edges\": []%s}";
+
+        ApiClient.Reply created = payments.post("/api/workflows", flow.formatted("pay", paymentsJob, "",
+                ", \"schedule\": {\"type\": \"CRON\", \"expression\": \"0 0 3 * * ?\"}"));
+        assertEquals(201, created.status(), created.toString());
+        String workflowId = created.json().get("id").asText();
+        String triggerJob = created.json().get("triggerJobId").asText();
+        assertEquals("payments", payments.get("/api/jobs/" + triggerJob).json().get("namespace").asText(),
+                "the trigger job is made in the workflow's namespace");
+        ApiClient.Reply run = payments.post("/api/workflows/" + workflowId + "/run", "{}");
+        assertEquals(201, run.status(), run.toString());
+        String runId = run.json().get("id").asText();
+
+        assertEquals(404, search.get("/api/workflows/" + workflowId).status());
+        assertEquals(404, search.post("/api/workflows/" + workflowId + "/run", "{}").status());
+        assertEquals(404, search.get("/api/workflow-runs/" + runId).status());
+        assertEquals(404, search.post("/api/workflow-runs/" + runId + "/cancel", null).status());
+        assertFalse(search.get("/api/workflows").text().contains(workflowId));
+        assertTrue(payments.get("/api/workflows").text().contains(workflowId));
+        assertEquals(200, payments.get("/api/workflow-runs/" + runId).status());
+
+        assertField(payments.post("/api/workflows", flow.formatted("theirs", searchJob, "", "")), 400,
+                "nodes[0].jobId");
+        assertField(root.post("/api/workflows", flow.formatted("mixed", paymentsJob,
+                ", {\"id\": \"b\", \"jobId\": \"" + searchJob + "\"}", "")), 400, "nodes[1].jobId");
+        assertTrue(root.get("/api/workflows?namespace=payments").text().contains(workflowId));
+        assertFalse(root.get("/api/workflows?namespace=search").text().contains(workflowId));
+    }
+
+    @Test
     void audit_recordsChanges_withTheFieldsChanged_andSecretsMasked() {
         ApiClient editor = token("editor", "payments", "ADMIN");
         String secret = "sixteen-chars-secret-1";

@@ -120,15 +120,14 @@ class RouteAccessTest {
                 null);
         table("POST /api/callbacks/{token}", RouteAccess.OPEN, false, f -> "/api/callbacks/1.1.1.bad",
                 "{\"outcome\": \"SUCCEEDED\"}");
-        table("POST /api/workflows", RouteAccess.SERVER_ADMIN, false, f -> "/api/workflows", "{}");
-        table("GET /api/workflows", RouteAccess.SERVER_READ, false, f -> "/api/workflows", null);
-        table("GET /api/workflows/{id}", RouteAccess.SERVER_READ, false, f -> "/api/workflows/" + f.workflowId(),
-                null);
-        table("POST /api/workflows/{id}/run", RouteAccess.SERVER_OPERATE, false,
+        table("POST /api/workflows", RouteAccess.ADMIN, false, f -> "/api/workflows", "{}");
+        table("GET /api/workflows", RouteAccess.READ, false, f -> "/api/workflows", null);
+        // The fixture's workflow is over a team-a job: it is team-a's.
+        table("GET /api/workflows/{id}", RouteAccess.READ, true, f -> "/api/workflows/" + f.workflowId(), null);
+        table("POST /api/workflows/{id}/run", RouteAccess.OPERATE, true,
                 f -> "/api/workflows/" + f.workflowId() + "/run", null);
-        table("GET /api/workflow-runs/{id}", RouteAccess.SERVER_READ, false, f -> "/api/workflow-runs/" + f.runId(),
-                null);
-        table("POST /api/workflow-runs/{id}/cancel", RouteAccess.SERVER_OPERATE, false,
+        table("GET /api/workflow-runs/{id}", RouteAccess.READ, true, f -> "/api/workflow-runs/" + f.runId(), null);
+        table("POST /api/workflow-runs/{id}/cancel", RouteAccess.OPERATE, true,
                 f -> "/api/workflow-runs/" + f.runId() + "/cancel", null);
         table("POST /api/pools", RouteAccess.SERVER_ADMIN, false, f -> "/api/pools", "{}");
         table("GET /api/pools", RouteAccess.SERVER_READ, false, f -> "/api/pools", null);

@@ -50,7 +50,7 @@ public final class ApiRoutes {
         AccessRoutes access = new AccessRoutes(engine.access(), engine.audit(), bodies, views);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         CallbackRoutes callbacks = new CallbackRoutes(engine.callbacks(), bodies, json);
-        WorkflowRoutes workflows = new WorkflowRoutes(engine.workflows(), bodies, json);
+        WorkflowRoutes workflows = new WorkflowRoutes(engine.workflows(), scopes, bodies, json);
         DashboardPage dashboard = new DashboardPage();
         ApiDocs docs = new ApiDocs();
         this.auth = new AccessCheck(token, engine.access(), openHealth);
@@ -77,19 +77,20 @@ public final class ApiRoutes {
         add("POST", "/api/instances/{id}/cancel", RouteAccess.OPERATE, instances::cancel);
         add("POST", "/api/instances/{id}/reschedule", RouteAccess.OPERATE, instances::reschedule);
         add("POST", "/api/instances/{id}/rerun", RouteAccess.OPERATE, instances::rerun);
-        // Calendars, workflows and pools are not split by namespace yet: a token of every namespace is needed.
+        // Calendars and pools are not split by namespace yet: a token of every namespace is needed.
         add("POST", "/api/calendars", RouteAccess.SERVER_ADMIN, calendars::create);
         add("GET", "/api/calendars", RouteAccess.SERVER_READ, calendars::list);
         add("GET", "/api/calendars/{name}", RouteAccess.SERVER_READ, calendars::get);
         add("PUT", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::replace);
         add("DELETE", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::delete);
         add("POST", CallbackRoutes.PATH_PREFIX + "{token}", RouteAccess.OPEN, callbacks::report);
-        add("POST", "/api/workflows", RouteAccess.SERVER_ADMIN, workflows::create);
-        add("GET", "/api/workflows", RouteAccess.SERVER_READ, workflows::list);
-        add("GET", "/api/workflows/{id}", RouteAccess.SERVER_READ, workflows::get);
-        add("POST", "/api/workflows/{id}/run", RouteAccess.SERVER_OPERATE, workflows::run);
-        add("GET", "/api/workflow-runs/{id}", RouteAccess.SERVER_READ, workflows::getRun);
-        add("POST", "/api/workflow-runs/{id}/cancel", RouteAccess.SERVER_OPERATE, workflows::cancelRun);
+        // A workflow is in the namespace of its jobs.
+        add("POST", "/api/workflows", RouteAccess.ADMIN, workflows::create);
+        add("GET", "/api/workflows", RouteAccess.READ, workflows::list);
+        add("GET", "/api/workflows/{id}", RouteAccess.READ, workflows::get);
+        add("POST", "/api/workflows/{id}/run", RouteAccess.OPERATE, workflows::run);
+        add("GET", "/api/workflow-runs/{id}", RouteAccess.READ, workflows::getRun);
+        add("POST", "/api/workflow-runs/{id}/cancel", RouteAccess.OPERATE, workflows::cancelRun);
         add("POST", "/api/pools", RouteAccess.SERVER_ADMIN, pools::create);
         add("GET", "/api/pools", RouteAccess.SERVER_READ, pools::list);
         add("GET", "/api/pools/{name}", RouteAccess.SERVER_READ, pools::get);

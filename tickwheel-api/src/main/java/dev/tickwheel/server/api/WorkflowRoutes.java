@@ -22,16 +22,22 @@ import java.util.NoSuchElementException;
  * and their runs. A workflow is created once and not changed; a run is started (safe to repeat with a key), read and
  * cancelled.
  *
+ * <p>A workflow belongs to the namespace of its jobs: every node's job must be in one namespace (the caller's, for a
+ * namespace's token), and a scheduled workflow's trigger job is made there. Another namespace's workflow or run is a
+ * 404, as if it did not exist.
+ *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
 final class WorkflowRoutes {
 
     private final WorkflowService workflows;
+    private final Scopes scopes;
     private final JsonBodyReader bodies;
     private final ObjectMapper json;
 
-    WorkflowRoutes(WorkflowService workflows, JsonBodyReader bodies, ObjectMapper json) {
+    WorkflowRoutes(WorkflowService workflows, Scopes scopes, JsonBodyReader bodies, ObjectMapper json) {
         this.workflows = workflows;
+        this.scopes = scopes;
         this.bodies = bodies;
         this.json = json;
     }
@@ -77,9 +83,10 @@ final class WorkflowRoutes {
             }
             edges.add(new Workflow.Edge(edge.from(), edge.to(), on(at + ".on", edge.on())));
         }
+        String namespace = namespaceOfNodes(ctx, nodes);
         Workflow created;
         try {
-            created = workflows.create(request.name(), nodes, edges, schedule);
+            created = workflows.create(request.name(), nodes, edges, schedule, namespace);
         } catch (Workflow.InvalidWorkflowException e) {
             throw ApiException.badField("invalid_field", e.field(), e.getMessage());
         } catch (dev.tickwheel.time.InvalidTimeExpressionException e) {
@@ -90,18 +97,83 @@ final class WorkflowRoutes {
         ctx.status(201).header("Location", "/api/workflows/" + created.id()).json(view(created));
     }
 
+    /**
+     * The one namespace of the nodes' jobs, which the caller must reach; a job of another namespace is refused as one
+     * that does not exist.
+     */
+    private String namespaceOfNodes(ApiExchange ctx, List<Workflow.Node> nodes) {
+        Caller caller = CallerExchange.caller(ctx);
+        java.util.Map<Long, String> namespaces = scopes.namespacesOf(nodes.stream().map(Workflow.Node::jobId)
+                .distinct().toList());
+        String first = null;
+        for (int i = 0; i < nodes.size(); i++) {
+            String namespace = namespaces.get(nodes.get(i).jobId());
+            if (!caller.reaches(namespace)) {
+                throw ApiException.badField("invalid_field", "nodes[" + i + "].jobId", "no job "
+                        + nodes.get(i).jobId());
+            }
+            if (first == null) {
+                first = namespace;
+            } else if (!first.equals(namespace)) {
+                throw ApiException.badField("invalid_field", "nodes[" + i + "].jobId", "job " + nodes.get(i).jobId()
+                        + " is in namespace " + ApiException.quoted(namespace) + ", the workflow's first job in "
+                        + ApiException.quoted(first) + ": a workflow's jobs are in one namespace");
+            }
+        }
+        String namespace = first == null ? caller.namespaceFor(null) : first;
+        CallerExchange.changedIn(ctx, namespace);
+        return namespace;
+    }
+
+    /** A workflow's namespace: its jobs'. */
+    private String namespaceOf(Workflow workflow) {
+        return scopes.namespaceOf(workflow.nodes().get(0).jobId());
+    }
+
+    /** The workflows of the caller's namespace (or of {@code ?namespace=}), by id. */
     void list(ApiExchange ctx) {
-        ctx.json(new PageResponse<>(workflows.list().stream().map(WorkflowRoutes::view).toList(), null));
+        String namespace = scopes.listedNamespace(ctx);
+        List<Workflow> all = workflows.list();
+        java.util.Map<Long, String> namespaces = scopes.namespacesOf(all.stream().map(w -> w.nodes().get(0).jobId())
+                .distinct().toList());
+        ctx.json(new PageResponse<>(all.stream()
+                .filter(w -> namespace == null || namespace.equals(namespaces.get(w.nodes().get(0).jobId())))
+                .map(WorkflowRoutes::view).toList(), null));
     }
 
     void get(ApiExchange ctx) {
-        long id = RequestIds.pathId(ctx.pathParam("id"));
-        ctx.json(view(workflows.get(id).orElseThrow(() -> ApiException.notFound("no workflow " + id))));
+        ctx.json(view(reachable(ctx, RequestIds.pathId(ctx.pathParam("id")))));
+    }
+
+    /** The workflow, if the caller reaches it (else 404, as for one that does not exist). */
+    private Workflow reachable(ApiExchange ctx, long id) {
+        Workflow workflow = workflows.get(id).orElseThrow(() -> ApiException.notFound("no workflow " + id));
+        String namespace = namespaceOf(workflow);
+        CallerExchange.changedIn(ctx, namespace);
+        if (!CallerExchange.caller(ctx).reaches(namespace)) {
+            throw ApiException.notFound("no workflow " + id);
+        }
+        return workflow;
+    }
+
+    /** The run, if the caller reaches its workflow (else 404, as for one that does not exist). */
+    private WorkflowRun reachableRun(ApiExchange ctx, long runId) {
+        WorkflowRun run = workflows.getRun(runId).orElseThrow(() -> ApiException.notFound("no workflow run "
+                + runId));
+        Workflow workflow = workflows.get(run.workflowId()).orElseThrow(() -> ApiException.notFound(
+                "no workflow run " + runId));
+        String namespace = namespaceOf(workflow);
+        CallerExchange.changedIn(ctx, namespace);
+        if (!CallerExchange.caller(ctx).reaches(namespace)) {
+            throw ApiException.notFound("no workflow run " + runId);
+        }
+        return run;
     }
 
     /** 201 with the run; 200 with the existing run when its key names one; 404 for an unknown workflow. */
     void run(ApiExchange ctx) {
         long id = RequestIds.pathId(ctx.pathParam("id"));
+        reachable(ctx, id);
         WorkflowRunRequest request = bodies.read(ctx, WorkflowRunRequest.class, false);
         String key = request == null ? null : request.key();
         String problem = key == null ? null : RunKeys.callerProblem(key);
@@ -121,14 +193,13 @@ final class WorkflowRoutes {
     }
 
     void getRun(ApiExchange ctx) {
-        long id = RequestIds.pathId(ctx.pathParam("id"));
-        ctx.json(view(workflows.getRun(id).orElseThrow(() -> ApiException.notFound("no workflow run " + id)),
-                null));
+        ctx.json(view(reachableRun(ctx, RequestIds.pathId(ctx.pathParam("id"))), null));
     }
 
     /** 200 with the run as it is after the cancel (a run over already is answered as it is); 404 if unknown. */
     void cancelRun(ApiExchange ctx) {
         long id = RequestIds.pathId(ctx.pathParam("id"));
+        reachableRun(ctx, id);
         ctx.json(view(workflows.cancelRun(id).orElseThrow(() -> ApiException.notFound("no workflow run " + id))
                 .run(), null));
     }

@@ -133,8 +133,11 @@ class ReminderServicePostgresTest {
     void apiAndConsole_mountedOnTheApplicationsServer_withTheTokenRule() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + port + "/tickwheel";
+        HttpResponse<String> anonymousRead = http.send(HttpRequest.newBuilder(
+                URI.create(base + "/api/jobs?name=reminders")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymousRead.statusCode()).isEqualTo(401); // with a token, reads need it too
         HttpResponse<String> jobs = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs?name=reminders"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(jobs.statusCode()).isEqualTo(200);
         assertThat(jobs.body()).contains("\"name\":\"reminders\"");
 
@@ -152,7 +155,7 @@ class ReminderServicePostgresTest {
         assertThat(tickwheel.jobs().findByName("mounted")).isPresent();
 
         HttpResponse<String> missing = http.send(HttpRequest.newBuilder(URI.create(base + "/api/jobs/123"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(missing.statusCode()).isEqualTo(404);
         assertThat(missing.body()).contains("\"error\":\"not_found\"");
         HttpResponse<String> noRoute = http.send(HttpRequest.newBuilder(URI.create(base + "/api/nothing")).build(),
