@@ -83,16 +83,16 @@ public final class AccessOverheadBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        CommandLine cli = CommandLine.parse(args, Set.of("baseline-jar", "server-jar", "db", "pg-url", "rounds",
-                "seconds", "warmup-seconds", "concurrency"));
-        Path baselineJar = Path.of(cli.text("baseline-jar", "/tmp/base/dispatcher-server/target/tickwheel-server.jar"));
-        Path serverJar = Path.of(cli.text("server-jar", "dispatcher-server/target/tickwheel-server.jar"));
-        String db = cli.text("db", "pg");
-        String pgUrl = cli.text("pg-url", BenchDatabase.DEFAULT_PG_URL);
-        int rounds = cli.integer("rounds", 3);
-        int seconds = cli.integer("seconds", 10);
-        int warmup = cli.integer("warmup-seconds", 5);
-        int concurrency = cli.integer("concurrency", 8);
+        CommandLine cli = CommandLine.parse(args, Set.of("--baseline-jar", "--server-jar", "--db", "--pg-url",
+                "--rounds", "--seconds", "--warmup-seconds", "--concurrency"));
+        Path baselineJar = Path.of(cli.text("--baseline-jar", "/tmp/base/dispatcher-server/target/tickwheel-server.jar"));
+        Path serverJar = Path.of(cli.text("--server-jar", "dispatcher-server/target/tickwheel-server.jar"));
+        String db = cli.text("--db", "pg");
+        String pgUrl = cli.text("--pg-url", BenchDatabase.DEFAULT_PG_URL);
+        int rounds = cli.integer("--rounds", 3);
+        int seconds = cli.integer("--seconds", 10);
+        int warmup = cli.integer("--warmup-seconds", 5);
+        int concurrency = cli.integer("--concurrency", 8);
         System.out.println("# Access overhead (issue 23): " + db + ", " + concurrency + " calls in flight, "
                 + warmup + " s warm-up + " + seconds + " s per phase, " + rounds + " rounds");
         System.out.println("# machine: " + Machine.describe() + "; load " + Machine.loadAverage());
