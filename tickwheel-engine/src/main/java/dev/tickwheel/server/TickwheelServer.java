@@ -40,6 +40,7 @@ import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.ClusterView;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.SecretKeys;
 import dev.tickwheel.server.store.jdbc.CallerTransactions;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
@@ -178,7 +179,8 @@ public final class TickwheelServer implements AutoCloseable {
                          Map<String, AsyncJobHandler> asyncHandlers, DispatchListener listener,
                          Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
-                         AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl) {
+                         AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl,
+                         SecretKeys secretKeys) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -222,7 +224,7 @@ public final class TickwheelServer implements AutoCloseable {
                 storeBuilder.dataSource(config.dataSource());
             }
             storeBuilder.schemaHistoryTable(config.schemaHistoryTable())
-                    .callerTransactions(config.callerTransactions());
+                    .callerTransactions(config.callerTransactions()).secretKeys(config.secretKeys());
             config.storeSettings().accept(storeBuilder);
             stores = JdbcStores.open(storeBuilder.build());
             storeProbe = stores.probe(StoreProbe.DEFAULT_ANSWER_BOUND, StoreProbe.DEFAULT_STALE_AFTER)
@@ -700,8 +702,22 @@ public final class TickwheelServer implements AutoCloseable {
         private AlertSettings alerts = AlertSettings.DEFAULTS;
         private AlertListener alertListener = AlertListener.NONE;
         private String callbackBaseUrl;
+        private SecretKeys secretKeys = SecretKeys.NONE;
 
         private Builder() {
+        }
+
+        /**
+         * The keys that encrypt the store's secrets at rest: jobs' signing secrets and the cluster's callback key,
+         * with AES-256-GCM under the current key; previous keys only decrypt. At open the store refuses to start if
+         * its secrets are under a key not given ({@link dev.tickwheel.server.store.SecretKeyMismatchException}), and
+         * re-encrypts whatever is not under the current key. Default {@link SecretKeys#NONE}: secrets are kept as
+         * given (a warning at open if a job has one). Make them with
+         * {@code SecretKeys.parse(current, "secretKey", previous, "previousSecretKeys")}.
+         */
+        public Builder secretKeys(SecretKeys keys) {
+            this.secretKeys = Objects.requireNonNull(keys, "secretKeys");
+            return this;
         }
 
         /**
@@ -973,7 +989,7 @@ public final class TickwheelServer implements AutoCloseable {
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
-                    retention, alerts, alertListener, callbackBaseUrl));
+                    retention, alerts, alertListener, callbackBaseUrl, secretKeys));
         }
 
         private static Duration positive(String name, Duration value) {
