@@ -4,6 +4,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.store.SecretKeys;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -26,12 +27,15 @@ import java.util.OptionalInt;
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
  * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
+ * @param publicUrl      where targets reach this server, or null for its bound address
+ * @param secretKeys     the keys of the secrets at rest ({@link SecretKeys#NONE}: kept as given); shown by key id only
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
-                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl) {
+                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl,
+                             SecretKeys secretKeys) {
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -46,6 +50,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
+        Objects.requireNonNull(secretKeys, "secretKeys");
     }
 
     /** The engine builder these settings describe. */
@@ -54,7 +59,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
                 .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention);
         nodeId.ifPresent(builder::nodeId);
-        builder.alerts(alerts);
+        builder.alerts(alerts).secretKeys(secretKeys);
         if (publicUrl != null) {
             builder.callbackBaseUrl(publicUrl); // checks it; the application sets it again once it listens
         }
@@ -76,6 +81,8 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
                 + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
                 + " " + alerts // AlertSettings never prints the secret
-                + " public-url=" + (publicUrl == null ? "default" : publicUrl);
+                + " public-url=" + (publicUrl == null ? "default" : publicUrl)
+                + " secret-key=" + secretKeys.currentKeyId().map(id -> "key id " + id).orElse("none")
+                + " previous-secret-keys=" + secretKeys.previousKeyIds(); // key ids, never keys
     }
 }

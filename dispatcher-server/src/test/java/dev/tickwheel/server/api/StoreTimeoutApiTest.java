@@ -93,6 +93,7 @@ class StoreTimeoutApiTest {
         return TickwheelApplication.start(new ServerSettings(new ApiSettings("127.0.0.1", 0, null, false), jdbcUrl,
                 OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15),
                 Duration.ofSeconds(30), Duration.ofMinutes(2), STORE_TIMEOUT, DispatchSettings.DEFAULTS, false,
-                RetentionPurge.Settings.DEFAULTS, AlertSettings.DEFAULTS, null));
+                RetentionPurge.Settings.DEFAULTS, AlertSettings.DEFAULTS, null,
+                dev.tickwheel.server.store.SecretKeys.NONE));
     }
 }

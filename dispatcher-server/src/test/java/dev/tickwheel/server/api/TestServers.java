@@ -23,6 +23,7 @@ final class TestServers {
                 java.util.OptionalInt.empty(), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(15),
                 Duration.ofSeconds(30), Duration.ofMinutes(2), TickwheelServer.DEFAULT_STORE_TIMEOUT,
                 dev.tickwheel.server.app.DispatchSettings.DEFAULTS, demo,
-                dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, alerts, null));
+                dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, alerts, null,
+                dev.tickwheel.server.store.SecretKeys.NONE));
     }
 }

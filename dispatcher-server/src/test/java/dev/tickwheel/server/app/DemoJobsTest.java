@@ -66,6 +66,7 @@ class DemoJobsTest {
                 Duration.ofSeconds(30), Duration.ofMinutes(2), TickwheelServer.DEFAULT_STORE_TIMEOUT,
                 DispatchSettings.DEFAULTS, demo,
                 dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS,
-                dev.tickwheel.server.dispatch.alert.AlertSettings.DEFAULTS, null));
+                dev.tickwheel.server.dispatch.alert.AlertSettings.DEFAULTS, null,
+                dev.tickwheel.server.store.SecretKeys.NONE));
     }
 }

@@ -26,11 +26,6 @@ public final class SecretKeyMismatchException extends IllegalStateException {
         this.keyGiven = keyGiven;
     }
 
-    /** The key ids of the store's secrets that no given key has. */
-    public List<String> unknownKeyIds() {
-        return unknownKeyIds;
-    }
-
     /** The refusal in one line, naming the settings as the caller knows them ({@code --secret-key}, ...). */
     public String describe(String keySetting, String previousSetting) {
         return describe(unknownKeyIds, keyGiven, keySetting, previousSetting);

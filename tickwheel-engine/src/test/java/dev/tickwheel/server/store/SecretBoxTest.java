@@ -1,8 +1,6 @@
 package dev.tickwheel.server.store;
 
-import static dev.tickwheel.server.store.SecretKeysTest.KEY_A;
-import static dev.tickwheel.server.store.SecretKeysTest.KEY_B;
-import static dev.tickwheel.server.store.SecretKeysTest.keys;
+import static dev.tickwheel.server.store.TestKeys.keys;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -18,8 +16,8 @@ class SecretBoxTest {
     private static final String SECRET = "whsec_0123456789abcdef";
     private static final String CONTEXT = "tw_job.signing_secret/42";
 
-    private final SecretBox boxA = new SecretBox(keys(KEY_A));
-    private final String idA = keys(KEY_A).currentKeyId().orElseThrow();
+    private final SecretBox boxA = new SecretBox(keys(1));
+    private final String idA = keys(1).currentKeyId().orElseThrow();
 
     @Test
     void seal_thenOpen_roundTrip() {
@@ -53,14 +51,14 @@ class SecretBoxTest {
     @Test
     void open_underPreviousKey_opens() {
         String stored = boxA.seal(SECRET, CONTEXT).stored();
-        assertEquals(SECRET, new SecretBox(keys(KEY_B, KEY_A)).open(stored, CONTEXT));
+        assertEquals(SECRET, new SecretBox(keys(2, 1)).open(stored, CONTEXT));
     }
 
     @Test
     void open_keyNotGiven_saysWhichKeyId() {
         String stored = boxA.seal(SECRET, CONTEXT).stored();
         UnreadableSecretException e = assertThrows(UnreadableSecretException.class,
-                () -> new SecretBox(keys(KEY_B)).open(stored, CONTEXT));
+                () -> new SecretBox(keys(2)).open(stored, CONTEXT));
         assertTrue(e.getMessage().startsWith("it is encrypted under key id " + idA + ", which was not given"),
                 e.getMessage());
     }
@@ -68,8 +66,8 @@ class SecretBoxTest {
     @Test
     void open_anotherKeyUnderTheSameKeyId_doesNotDecrypt() {
         // The key id names a key, it does not prove it: a value relabelled with another key's id fails GCM's tag.
-        String underB = new SecretBox(keys(KEY_B)).seal(SECRET, CONTEXT).stored();
-        String idB = keys(KEY_B).currentKeyId().orElseThrow();
+        String underB = new SecretBox(keys(2)).seal(SECRET, CONTEXT).stored();
+        String idB = keys(2).currentKeyId().orElseThrow();
         String relabelled = underB.replace(":" + idB + ":", ":" + idA + ":");
         UnreadableSecretException e = assertThrows(UnreadableSecretException.class,
                 () -> boxA.open(relabelled, CONTEXT));

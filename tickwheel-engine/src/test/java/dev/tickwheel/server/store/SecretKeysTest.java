@@ -13,18 +13,10 @@ import org.junit.jupiter.api.Test;
 /** Parsing the keys of secrets at rest: what is accepted, and refusals that name the setting but never the key. */
 class SecretKeysTest {
 
-    static final String KEY_A = key(1);
-    static final String KEY_B = key(2);
+    private static final String KEY_A = TestKeys.key(1);
+    private static final String KEY_B = TestKeys.key(2);
 
-    /** 32 bytes of {@code seed}, base64: a valid key for tests. */
-    static String key(int seed) {
-        byte[] bytes = new byte[SecretKeys.KEY_BYTES];
-        java.util.Arrays.fill(bytes, (byte) seed);
-        bytes[0] = (byte) (seed * 31 + 7);
-        return Base64.getEncoder().encodeToString(bytes);
-    }
-
-    static SecretKeys keys(String current, String... previous) {
+    private static SecretKeys keys(String current, String... previous) {
         return SecretKeys.parse(current, "secretKey", List.of(previous), "previousSecretKeys");
     }
 

@@ -29,8 +29,8 @@ import java.util.Optional;
 /**
  * {@link JobStore} over JDBC, for H2 and PostgreSQL. Every insert writes the job's shard
  * ({@link dev.tickwheel.server.store.Shards}); the loaders' query reads only the shards asked for. Deleting a job
- * cancels its waiting instances unfenced: any member may cancel a WAITING row. Signing secrets are encrypted as they are
- * written and decrypted as they are read ({@link JobRowMapper}, under the {@link SecretBox}'s keys).
+ * cancels its waiting instances unfenced: any member may cancel a WAITING row. Signing secrets are encrypted as they
+ * are written and decrypted as they are read ({@link JobRowMapper}, under the {@link SecretBox}'s keys).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */

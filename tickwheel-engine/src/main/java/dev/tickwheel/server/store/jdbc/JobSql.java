@@ -126,12 +126,23 @@ final class JobSql {
             + " ORDER BY " + DUE_ORDER + " LIMIT ?";
 
     /**
-     * Parameters: a key id. The smallest key id of a signing secret above it: from {@code ''}, one probe of
+     * Parameters: a bound ({@link #keyIdsFrom}). The smallest key id of a signing secret at or above it: one probe of
      * {@code tw_job_secret_key_idx} per key id in use lists them all ({@link SecretsAtRest}), however many jobs there
-     * are. The strict lower bound also skips the jobs without a secret (NULL), which H2 sorts first.
+     * are. The lower bound also skips the jobs without a secret (NULL), which H2 sorts first.
      */
-    static final String SELECT_SECRET_KEY_ID_AFTER = "SELECT signing_secret_key_id FROM tw_job"
-            + " WHERE signing_secret_key_id > ? ORDER BY signing_secret_key_id LIMIT 1";
+    static final String SELECT_SECRET_KEY_ID_FROM = "SELECT signing_secret_key_id FROM tw_job"
+            + " WHERE signing_secret_key_id >= ? ORDER BY signing_secret_key_id LIMIT 1";
+
+    /**
+     * The bound of {@link #SELECT_SECRET_KEY_ID_FROM} that finds the key id after {@code keyId} ({@code ""} for the
+     * first): {@code keyId + U+0001}, the least string above it. Not {@code > keyId}: H2 seeks a strict bound on the
+     * (key id, id) index to the first entry of that key id and reads every secret under it (scanCount 66 667 over
+     * 200 000 jobs), where {@code >=} seeks past them (scanCount 1). Key ids are ASCII letters and digits, so nothing
+     * lies between the two strings in any collation.
+     */
+    static String keyIdsFrom(String keyId) {
+        return keyId + '\u0001';
+    }
 
     /**
      * Parameters: key id, after id, limit. A page of the secrets stored under one key id, in id order: a range of

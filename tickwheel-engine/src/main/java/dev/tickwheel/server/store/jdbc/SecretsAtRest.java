@@ -102,10 +102,10 @@ final class SecretsAtRest {
     /** The distinct key ids of the jobs' secrets: each is the next entry of the index after the one before. */
     private static Set<String> jobKeyIds(Connection connection) throws SQLException {
         Set<String> ids = new TreeSet<>();
-        try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_SECRET_KEY_ID_AFTER)) {
+        try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_SECRET_KEY_ID_FROM)) {
             String after = "";
             while (ids.size() < MAX_KEY_IDS) {
-                ps.setString(1, after);
+                ps.setString(1, JobSql.keyIdsFrom(after));
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         break;

@@ -18,6 +18,7 @@ import dev.tickwheel.server.store.CallbackAttempt;
 import dev.tickwheel.server.store.SecretBox;
 import dev.tickwheel.server.store.SecretKeyMismatchException;
 import dev.tickwheel.server.store.SecretKeys;
+import dev.tickwheel.server.store.TestKeys;
 import dev.tickwheel.server.store.UnreadableSecretException;
 import dev.tickwheel.time.MisfirePolicy;
 import dev.tickwheel.time.ScheduleSpec;
@@ -27,7 +28,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -51,11 +51,11 @@ import org.junit.jupiter.api.Test;
 abstract class AbstractSecretsAtRestContractTest {
 
     private static final String SECRET = "whsec_0123456789abcdef";
-    static final SecretKeys KEY_A = keys(1);
-    static final SecretKeys KEY_B = keys(2);
-    static final SecretKeys KEY_B_AFTER_A = keys(2, 1);
-    static final String ID_A = KEY_A.currentKeyId().orElseThrow();
-    static final String ID_B = KEY_B.currentKeyId().orElseThrow();
+    static final SecretKeys KEY_A = TestKeys.keys(1);
+    private static final SecretKeys KEY_B = TestKeys.keys(2);
+    private static final SecretKeys KEY_B_AFTER_A = TestKeys.keys(2, 1);
+    static final String ID_A = TestKeys.idOf(1);
+    private static final String ID_B = TestKeys.idOf(2);
 
     private final AtomicLong ids = new AtomicLong(1_000);
     private final List<JdbcStores> opened = new ArrayList<>();
@@ -66,21 +66,6 @@ abstract class AbstractSecretsAtRestContractTest {
 
     /** Removes what {@link #createDatabase()} created. */
     protected abstract void dropDatabase() throws Exception;
-
-    /** Keys made of repeated seed bytes: the first current, the rest previous. */
-    static SecretKeys keys(int current, int... previous) {
-        List<String> older = new ArrayList<>();
-        for (int seed : previous) {
-            older.add(key(seed));
-        }
-        return SecretKeys.parse(key(current), "secretKey", older, "previousSecretKeys");
-    }
-
-    private static String key(int seed) {
-        byte[] bytes = new byte[SecretKeys.KEY_BYTES];
-        java.util.Arrays.fill(bytes, (byte) seed);
-        return Base64.getEncoder().encodeToString(bytes);
-    }
 
     @BeforeEach
     void createStore() throws Exception {
@@ -183,7 +168,7 @@ abstract class AbstractSecretsAtRestContractTest {
                 "job " + jobId));
     }
 
-    private Map<Long, String> insertSigned(JdbcStores stores, int count) {
+    Map<Long, String> insertSigned(JdbcStores stores, int count) {
         List<NewJob> jobs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             jobs.add(signedJob(secretOf(i)));
@@ -293,7 +278,6 @@ abstract class AbstractSecretsAtRestContractTest {
         assertEquals("--secret-key does not match the key the store's secrets are encrypted with (key id " + ID_A
                         + "); give that key, or it as --previous-secret-keys beside the new one",
                 e.describe("--secret-key", "--previous-secret-keys"));
-        assertEquals(List.of(ID_A), e.unknownKeyIds());
     }
 
     @Test
@@ -330,7 +314,8 @@ abstract class AbstractSecretsAtRestContractTest {
         UnreadableSecretException e = assertThrows(UnreadableSecretException.class,
                 () -> stores.jobs().get(victim.id()));
         assertTrue(e.getMessage().startsWith("the signing secret of job " + victim.id() + " cannot be read: it does"
-                + " not decrypt under key id " + ID_A + ": it was altered, or copied from another row"), e.getMessage());
+                + " not decrypt under key id " + ID_A + ": it was altered, or copied from another row"),
+                e.getMessage());
         assertEquals("whsec_the_other_jobs_secret",
                 stores.jobs().get(other.id()).orElseThrow().operations().signingSecret());
     }
