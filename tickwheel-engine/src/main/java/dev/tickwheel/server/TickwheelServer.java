@@ -40,6 +40,7 @@ import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.ClusterView;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
+import dev.tickwheel.server.store.SecretKeys;
 import dev.tickwheel.server.store.jdbc.CallerTransactions;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import dev.tickwheel.server.store.jdbc.JdbcStores;
@@ -183,7 +184,7 @@ public final class TickwheelServer implements AutoCloseable {
                          Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
                          AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl,
-                         Duration auditRetention) {
+                         Duration auditRetention, SecretKeys secretKeys) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -227,7 +228,7 @@ public final class TickwheelServer implements AutoCloseable {
                 storeBuilder.dataSource(config.dataSource());
             }
             storeBuilder.schemaHistoryTable(config.schemaHistoryTable())
-                    .callerTransactions(config.callerTransactions());
+                    .callerTransactions(config.callerTransactions()).secretKeys(config.secretKeys());
             config.storeSettings().accept(storeBuilder);
             stores = JdbcStores.open(storeBuilder.build());
             storeProbe = stores.probe(StoreProbe.DEFAULT_ANSWER_BOUND, StoreProbe.DEFAULT_STALE_AFTER)
@@ -739,6 +740,7 @@ public final class TickwheelServer implements AutoCloseable {
         private AlertListener alertListener = AlertListener.NONE;
         private String callbackBaseUrl;
         private Duration auditRetention = AuditService.DEFAULT_RETENTION;
+        private SecretKeys secretKeys = SecretKeys.NONE;
 
         private Builder() {
         }
@@ -750,6 +752,19 @@ public final class TickwheelServer implements AutoCloseable {
                 throw new IllegalArgumentException("auditRetention must be 1 day to 3650 days: " + retention);
             }
             this.auditRetention = retention;
+            return this;
+        }
+
+        /**
+         * The keys that encrypt the store's secrets at rest: jobs' signing secrets and the cluster's callback key,
+         * with AES-256-GCM under the current key; previous keys only decrypt. At open the store refuses to start if
+         * its secrets are under a key not given ({@link dev.tickwheel.server.store.SecretKeyMismatchException}), and
+         * re-encrypts whatever is not under the current key. Default {@link SecretKeys#NONE}: secrets are kept as
+         * given (a warning at open if a job has one). Make them with
+         * {@code SecretKeys.parse(current, "secretKey", previous, "previousSecretKeys")}.
+         */
+        public Builder secretKeys(SecretKeys keys) {
+            this.secretKeys = Objects.requireNonNull(keys, "secretKeys");
             return this;
         }
 
@@ -1022,7 +1037,8 @@ public final class TickwheelServer implements AutoCloseable {
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
-                    retention, alerts, alertListener, callbackBaseUrl, auditRetention));
+                    retention, alerts, alertListener, callbackBaseUrl, auditRetention,
+                    secretKeys));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -3,7 +3,10 @@ package dev.tickwheel.spring;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.store.SecretKeys;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -45,6 +48,17 @@ public class TickwheelProperties {
     private Duration stopTimeout = Duration.ofSeconds(10);
     /** The longest a caller waits on the store (at least 250ms); past it the call fails and may be repeated. */
     private Duration storeTimeout = Duration.ofSeconds(2);
+    /**
+     * 32 random bytes as base64 (make one with: openssl rand -base64 32) that encrypt jobs' signing secrets and the
+     * callback key in the store (AES-256-GCM); unset, they are kept as given, and a store already encrypted refuses
+     * to start.
+     */
+    private String secretKey;
+    /**
+     * Keys (base64) that only decrypt: the one being rotated out, or in; what is under them is re-encrypted under
+     * secret-key at start.
+     */
+    private List<String> previousSecretKeys = new ArrayList<>();
 
     private final Store store = new Store();
     private final Retention retention = new Retention();
@@ -246,7 +260,9 @@ public class TickwheelProperties {
                 .loadWindow(loadWindow).armHorizon(armHorizon).misfireThreshold(misfireThreshold)
                 .fireAllLimit(fireAllLimit).callTimeout(callTimeout).maxCallsInFlight(maxCallsInFlight)
                 .maxCallsPerHost(maxCallsPerHost).handlerThreads(handlerThreads).stopTimeout(stopTimeout)
-                .storeTimeout(storeTimeout).retention(retention.toSettings()).alerts(alerts.toSettings());
+                .storeTimeout(storeTimeout).retention(retention.toSettings()).alerts(alerts.toSettings())
+                .secretKeys(SecretKeys.parse(secretKey, "tickwheel.secret-key", previousSecretKeys,
+                        "tickwheel.previous-secret-keys"));
     }
 
     public boolean isEnabled() {
@@ -367,6 +383,22 @@ public class TickwheelProperties {
 
     public void setStoreTimeout(Duration storeTimeout) {
         this.storeTimeout = storeTimeout;
+    }
+
+    public String getSecretKey() {
+        return secretKey;
+    }
+
+    public void setSecretKey(String secretKey) {
+        this.secretKey = secretKey;
+    }
+
+    public List<String> getPreviousSecretKeys() {
+        return previousSecretKeys;
+    }
+
+    public void setPreviousSecretKeys(List<String> previousSecretKeys) {
+        this.previousSecretKeys = previousSecretKeys;
     }
 
     public Store getStore() {

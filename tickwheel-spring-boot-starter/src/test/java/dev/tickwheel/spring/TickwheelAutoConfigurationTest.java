@@ -14,6 +14,7 @@ import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.store.TestKeys;
 import dev.tickwheel.time.ScheduleSpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -84,7 +85,8 @@ class TickwheelAutoConfigurationTest {
         return List.of(config.nodeId(), config.leaseTtl(), config.leaseRenewInterval(), config.loaderPeriod(),
                 config.loadWindow(), config.armHorizon(), config.misfireThreshold(), config.fireAllLimit(),
                 config.callTimeout(), config.maxCallsInFlight(), config.maxCallsPerHost(), config.handlerThreads(),
-                config.stopTimeout(), config.storeTimeout(), config.retention(), config.alerts());
+                config.stopTimeout(), config.storeTimeout(), config.retention(), config.alerts(),
+                config.secretKeys());
     }
 
     @Test
@@ -103,7 +105,8 @@ class TickwheelAutoConfigurationTest {
             "tickwheel.alerts.min-interval=1m",
             "tickwheel.store.schema-history-table=tw_history_of_this_app",
             "tickwheel.store.data-source=dataSource", "tickwheel.store.jdbc-url=", "tickwheel.enabled=true",
-            "tickwheel.web.enabled=false", "tickwheel.web.path=/scheduler", "tickwheel.web.token=web-token"};
+            "tickwheel.web.enabled=false", "tickwheel.web.path=/scheduler", "tickwheel.web.token=web-token",
+            "tickwheel.secret-key=" + TestKeys.key(2), "tickwheel.previous-secret-keys=" + TestKeys.key(1)};
         // A property added without a line here fails this count (the metadata lists every one); the client's
         // properties are TickwheelClientAutoConfigurationTest's.
         assertThat(propertyNames()).filteredOn(name -> !name.startsWith("tickwheel.client."))
@@ -124,6 +127,8 @@ class TickwheelAutoConfigurationTest {
             assertThat(config.alerts()).isEqualTo(new AlertSettings("http://127.0.0.1:9/alerts",
                     "0123456789abcdef0123456789abcdef", 4, Duration.ofMinutes(3), Duration.ofMinutes(1)));
             assertThat(config.schemaHistoryTable()).isEqualTo("tw_history_of_this_app");
+            assertThat(config.secretKeys().currentKeyId()).hasValue(TestKeys.idOf(2));
+            assertThat(config.secretKeys().previousKeyIds()).containsExactly(TestKeys.idOf(1));
             TickwheelProperties.Web web = context.getBean(TickwheelProperties.class).getWeb();
             assertThat(List.of(web.isEnabled(), web.getPath(), web.getToken()))
                     .containsExactly(false, "/scheduler", "web-token");
@@ -134,6 +139,16 @@ class TickwheelAutoConfigurationTest {
                 assertThat(rows.next()).isTrue();
                 assertThat(rows.getInt(1)).as("baseline and Tickwheel's migrations").isGreaterThan(5);
             }
+        });
+    }
+
+    @Test
+    void secretKey_notAKey_failsNamingThePropertyAndWhatItGot_neverTheValue() {
+        withDataSource().withPropertyValues("tickwheel.secret-key=not-a-key-at-all").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessage("tickwheel.secret-key must be 32 random bytes as base64 (make one with: openssl rand"
+                            + " -base64 32), got 12 bytes");
         });
     }
 

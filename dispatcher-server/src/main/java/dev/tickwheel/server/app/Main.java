@@ -1,5 +1,7 @@
 package dev.tickwheel.server.app;
 
+import dev.tickwheel.server.store.SecretKeyMismatchException;
+import dev.tickwheel.server.store.UnreadableSecretException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,8 +15,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>At DEBUG ({@code TICKWHEEL_LOG_LEVEL=DEBUG}) it logs a {@link StatusLine} every 5 s, read from memory only.
  *
- * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why), 3 when
- * another server already runs on the store (one line says so).
+ * <p>Exit codes: 0 after {@code --help} or a clean stop, 2 for a bad setting (the message says which and why; a
+ * secret key that does not match the store's secrets, or a secret that does not decrypt, is one), 3 when another server
+ * already runs on the store (one line says so).
  */
 public final class Main {
 
@@ -44,6 +47,15 @@ public final class Main {
         } catch (dev.tickwheel.server.store.StoreInUseException e) {
             System.err.println("tickwheel: " + e.getMessage());
             System.exit(3);
+            return;
+        } catch (SecretKeyMismatchException e) {
+            System.err.println("tickwheel: " + e.describe(Setting.SECRET_KEY.flag(),
+                    Setting.PREVIOUS_SECRET_KEYS.flag()));
+            System.exit(2);
+            return;
+        } catch (UnreadableSecretException e) {
+            System.err.println("tickwheel: " + e.getMessage());
+            System.exit(2);
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);

@@ -4,6 +4,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.store.SecretKeys;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -26,23 +27,25 @@ import java.util.OptionalInt;
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
  * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
- * @param publicUrl      where targets reach this server (callback URLs), or null for the default
+ * @param publicUrl      where targets reach this server (callback URLs), or null for its bound address
  * @param auditRetention how long audit entries are kept
+ * @param secretKeys     the keys of the secrets at rest ({@link SecretKeys#NONE}: kept as given); shown by key id only
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
                              RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl,
-                             Duration auditRetention) {
+                             Duration auditRetention, SecretKeys secretKeys) {
 
-    /** Settings that keep audit entries {@link dev.tickwheel.server.AuditService#DEFAULT_RETENTION}. */
+    /** Settings that keep audit entries {@link dev.tickwheel.server.AuditService#DEFAULT_RETENTION}, without secret keys. */
     public ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                           Duration loaderPeriod, Duration loadWindow, Duration armHorizon, Duration storeTimeout,
                           DispatchSettings dispatch, boolean demo, RetentionPurge.Settings retention,
                           AlertSettings alerts, String publicUrl) {
         this(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon, storeTimeout, dispatch,
-                demo, retention, alerts, publicUrl, dev.tickwheel.server.AuditService.DEFAULT_RETENTION);
+                demo, retention, alerts, publicUrl, dev.tickwheel.server.AuditService.DEFAULT_RETENTION,
+                SecretKeys.NONE);
     }
 
     public ServerSettings {
@@ -59,6 +62,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
         Objects.requireNonNull(auditRetention, "auditRetention");
+        Objects.requireNonNull(secretKeys, "secretKeys");
     }
 
     /** The engine builder these settings describe. */
@@ -68,7 +72,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention)
                 .auditRetention(auditRetention);
         nodeId.ifPresent(builder::nodeId);
-        builder.alerts(alerts);
+        builder.alerts(alerts).secretKeys(secretKeys);
         if (publicUrl != null) {
             builder.callbackBaseUrl(publicUrl); // checks it; the application sets it again once it listens
         }
@@ -91,6 +95,8 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
                 + " " + alerts // AlertSettings never prints the secret
                 + " public-url=" + (publicUrl == null ? "default" : publicUrl)
-                + " open-health=" + api.openHealth() + " audit-retention-days=" + auditRetention.toDays();
+                + " open-health=" + api.openHealth() + " audit-retention-days=" + auditRetention.toDays()
+                + " secret-key=" + secretKeys.currentKeyId().map(id -> "key id " + id).orElse("none")
+                + " previous-secret-keys=" + secretKeys.previousKeyIds(); // key ids, never keys
     }
 }

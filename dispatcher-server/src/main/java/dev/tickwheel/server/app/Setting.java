@@ -6,6 +6,7 @@ import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.job.JobOperations;
+import dev.tickwheel.server.store.SecretKeys;
 import dev.tickwheel.server.store.jdbc.JdbcStoreConfig;
 import java.util.Locale;
 
@@ -75,6 +76,11 @@ public enum Setting {
     PUBLIC_URL("public-url", "", "the URL targets reach this server at (scheme, host, port, path prefix; behind a"
             + " proxy, the proxy's): callback URLs of jobs with completion CALLBACK start with it; empty ="
             + " http://<host>:<port>, with this machine's name for a wildcard host"),
+    SECRET_KEY("secret-key", "", "32 random bytes as base64 (make one with: " + SecretKeys.HOW_TO_MAKE_ONE + ") that"
+            + " encrypt jobs' signing secrets and the callback key in the store (AES-256-GCM); empty = kept as given,"
+            + " and a store already encrypted refuses to start"),
+    PREVIOUS_SECRET_KEYS("previous-secret-keys", "", "comma-separated keys (base64) that only decrypt: the one being"
+            + " rotated out, or in; what is under them is re-encrypted under secret-key at start"),
     DEMO("demo", "false", "register demo jobs (named 'demo: ...') and the POST /demo/echo webhook; a start"
             + " without it removes the demo jobs"),
     CONFIG("config", "", "properties file with any of these settings (keys as the flags without --)");

@@ -5,6 +5,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.schedule.RetentionPurge;
+import dev.tickwheel.server.store.SecretKeys;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.io.IOException;
 import java.io.Reader;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.List;
@@ -118,7 +120,8 @@ public final class SettingsReader {
                             (int) number(values, sources, Setting.HANDLER_THREADS)), demo,
                     retention(values, sources), alerts(values, sources), publicUrl(values, sources),
                     Duration.ofDays(inRange(values, sources, Setting.AUDIT_RETENTION_DAYS, 1,
-                            JobOperations.MAX_RETENTION_DAYS)));
+                            JobOperations.MAX_RETENTION_DAYS)),
+                    secretKeys(values, sources));
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {
@@ -141,6 +144,22 @@ public final class SettingsReader {
                     + " got '" + url + "' (from " + sources.get(Setting.PUBLIC_URL) + ")");
         }
         return url;
+    }
+
+    /**
+     * The keys of the secrets at rest; a refusal names the setting and its source, and never the value (a length).
+     */
+    private static SecretKeys secretKeys(Map<Setting, String> values, Map<Setting, String> sources) {
+        List<String> previous = Arrays.stream(values.get(Setting.PREVIOUS_SECRET_KEYS).split(","))
+                .map(String::strip).filter(key -> !key.isEmpty()).toList();
+        try {
+            return SecretKeys.parse(values.get(Setting.SECRET_KEY), Setting.SECRET_KEY.key(), previous,
+                    Setting.PREVIOUS_SECRET_KEYS.key());
+        } catch (IllegalArgumentException e) {
+            Setting which = e.getMessage().startsWith(Setting.PREVIOUS_SECRET_KEYS.key())
+                    ? Setting.PREVIOUS_SECRET_KEYS : Setting.SECRET_KEY;
+            throw new InvalidSettingException(e.getMessage() + " (from " + sources.get(which) + ")");
+        }
     }
 
     /** The alert settings, each value checked by itself so that an error names its setting and source. */
@@ -255,8 +274,9 @@ public final class SettingsReader {
                 + "loader and the wheels; calls in flight get up to "
                 + TickwheelServer.DEFAULT_STOP_TIMEOUT.toSeconds() + " s to end; pending instances stay WAITING\n"
                 + "in the store and are picked up on the next start.\n"
-                + "Exit codes: 0 after a stop or --help, 2 for a bad setting, 3 when the store is held by another\n"
-                + "server (H2) or the pinned --node-id by a live member.\n");
+                + "Exit codes: 0 after a stop or --help, 2 for a bad setting (a secret key that does not match the\n"
+                + "store's included), 3 when the store is held by another server (H2) or the pinned --node-id by a\n"
+                + "live member.\n");
         return out.toString();
     }
 

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.store.SecretKeys;
+import dev.tickwheel.server.store.TestKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,6 +202,44 @@ class SettingsReaderTest {
                 "--public-url");
         assertRefused(List.of(), Map.of("TICKWHEEL_PUBLIC_URL", "http://x.example/?a=1"), "public-url",
                 "TICKWHEEL_PUBLIC_URL");
+    }
+
+    @Test
+    void read_secretKeys_defaultNone_setByFlagEnvironmentOrFile_shownByKeyIdOnly() throws Exception {
+        String keyA = TestKeys.key(1);
+        String keyB = TestKeys.key(2);
+        assertEquals(SecretKeys.NONE, reader.read(List.of(), Map.of()).orElseThrow().secretKeys());
+
+        ServerSettings byEnv = reader.read(List.of(), Map.of("TICKWHEEL_SECRET_KEY", keyB,
+                "TICKWHEEL_PREVIOUS_SECRET_KEYS", " " + keyA + " , ")).orElseThrow();
+        String idA = TestKeys.idOf(1);
+        String idB = byEnv.secretKeys().currentKeyId().orElseThrow();
+        assertEquals(List.of(idA), byEnv.secretKeys().previousKeyIds());
+        assertTrue(byEnv.describe().contains("secret-key=key id " + idB + " previous-secret-keys=[" + idA + "]"),
+                byEnv.describe());
+        assertFalse(byEnv.describe().contains(keyA) || byEnv.describe().contains(keyB), byEnv.describe());
+        assertFalse(byEnv.toString().contains(keyA) || byEnv.toString().contains(keyB), byEnv.toString());
+
+        Path file = dir.resolve("keys.properties");
+        Files.writeString(file, "secret-key=" + keyA + "\n");
+        assertEquals(idA, reader.read(List.of("--config", file.toString()), Map.of()).orElseThrow().secretKeys()
+                .currentKeyId().orElseThrow());
+        assertEquals(idB, reader.read(List.of("--secret-key", keyB), Map.of("TICKWHEEL_SECRET_KEY", keyA))
+                .orElseThrow().secretKeys().currentKeyId().orElseThrow(), "the flag wins");
+    }
+
+    @Test
+    void read_badSecretKeys_nameTheSettingWhatItGotAndItsSource_neverTheValue() {
+        String typed = "correct horse battery staple";
+        var e = assertRefused(List.of("--secret-key", typed), Map.of(), "secret-key must be 32 random bytes as base64",
+                "openssl rand -base64 32", "got 28 characters that are not base64", "(from --secret-key)");
+        assertFalse(e.getMessage().contains(typed), e.getMessage());
+        String short16 = java.util.Base64.getEncoder().encodeToString(new byte[16]);
+        e = assertRefused(List.of(), Map.of("TICKWHEEL_SECRET_KEY", short16), "secret-key", "got 16 bytes",
+                "(from TICKWHEEL_SECRET_KEY)");
+        assertFalse(e.getMessage().contains(short16), e.getMessage());
+        assertRefused(List.of("--previous-secret-keys", short16), Map.of(), "previous-secret-keys needs secret-key",
+                "(from --previous-secret-keys)");
     }
 
     private SettingsReader.InvalidSettingException assertRefused(List<String> args, Map<String, String> env,

@@ -23,7 +23,7 @@ public record JobOperations(Integer retentionDays, String alertUrl, String signi
     public static final int MAX_ALERT_URL_LENGTH = 2048;
     /** Shortest signing secret: 16 characters, so a secret cannot be guessed by trying. */
     public static final int MIN_SECRET_LENGTH = 16;
-    /** Longest signing secret: the store's column width. */
+    /** Longest signing secret; its encrypted form (up to 1 075 characters) fits the store's column (2 048). */
     public static final int MAX_SECRET_LENGTH = 256;
 
     /** The server's retention and alert webhook, unsigned calls. */

@@ -20,12 +20,19 @@ final class ClusterSql {
     /** No parameters. */
     static final String SELECT_SHARD_COUNT = "SELECT shard_count FROM tw_cluster WHERE id = 1";
 
-    /** Parameters: a new key (hex). Sets the callback key if no member has yet; the row lock orders two that race. */
+    /**
+     * Parameters: a new key as stored (hex, or sealed: {@link SecretColumns}). Sets the callback key if no member has
+     * yet; the row lock orders two that race.
+     */
     static final String SET_CALLBACK_KEY_IF_NONE = "UPDATE tw_cluster SET callback_key = ? WHERE id = 1"
             + " AND callback_key IS NULL";
 
-    /** The callback key (hex). */
+    /** The callback key as stored (hex, or sealed), NULL before the first member made it. */
     static final String SELECT_CALLBACK_KEY = "SELECT callback_key FROM tw_cluster WHERE id = 1";
+
+    /** Parameters: the key re-encrypted, the key as read. A compare-and-set: of members racing, one writes. */
+    static final String RESEAL_CALLBACK_KEY = "UPDATE tw_cluster SET callback_key = ? WHERE id = 1"
+            + " AND callback_key = ?";
 
     static final String NODE_COLUMNS = "node_id, session, description, started_at_ms, heartbeat_at_ms, expires_at_ms";
 

@@ -3,6 +3,7 @@ package dev.tickwheel.server.store.jdbc;
 import dev.tickwheel.server.store.ClusterStore;
 import dev.tickwheel.server.store.ClusterView;
 import dev.tickwheel.server.store.MemberEvictedException;
+import dev.tickwheel.server.store.SecretBox;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,10 +49,13 @@ final class JdbcClusterStore implements ClusterStore {
 
     /** Read once by {@link #callbackKey}; a race reads the same stored key twice. */
     private volatile byte[] callbackKey;
+    /** Seals the callback key this member makes, opens the one it reads. */
+    private final SecretBox secrets;
 
     JdbcClusterStore(TransactionRunner runner, SqlDialect dialect, DatabaseClock clock, long session, int shardCount,
-                     boolean singleProcess) {
+                     boolean singleProcess, SecretBox secrets) {
         this.runner = runner;
+        this.secrets = secrets;
         this.clock = clock;
         this.nodeIds = new NodeIdTaker(new ClusterSql(dialect));
         this.session = session;
@@ -72,7 +76,8 @@ final class JdbcClusterStore implements ClusterStore {
             new java.security.SecureRandom().nextBytes(fresh);
             String stored = runner.inTransaction("read or make the callback key", connection -> {
                 try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SET_CALLBACK_KEY_IF_NONE)) {
-                    ps.setString(1, java.util.HexFormat.of().formatHex(fresh));
+                    ps.setString(1, SecretColumns.sealCallbackKey(secrets, java.util.HexFormat.of().formatHex(fresh))
+                            .stored());
                     ps.executeUpdate();
                 }
                 try (PreparedStatement ps = connection.prepareStatement(ClusterSql.SELECT_CALLBACK_KEY);
@@ -81,7 +86,7 @@ final class JdbcClusterStore implements ClusterStore {
                     return rs.getString(1);
                 }
             });
-            key = java.util.HexFormat.of().parseHex(stored);
+            key = java.util.HexFormat.of().parseHex(SecretColumns.openCallbackKey(secrets, stored));
             callbackKey = key;
         }
         return key.clone();

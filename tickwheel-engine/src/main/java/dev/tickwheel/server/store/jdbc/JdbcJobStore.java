@@ -12,6 +12,7 @@ import dev.tickwheel.server.store.JobDeletion;
 import dev.tickwheel.server.store.JobNameCursor;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.Page;
+import dev.tickwheel.server.store.SecretBox;
 import dev.tickwheel.server.store.Shards;
 import dev.tickwheel.server.store.StoreException;
 import java.sql.Connection;
@@ -28,7 +29,8 @@ import java.util.Optional;
 /**
  * {@link JobStore} over JDBC, for H2 and PostgreSQL. Every insert writes the job's shard
  * ({@link dev.tickwheel.server.store.Shards}); the loaders' query reads only the shards asked for. Deleting a job
- * cancels its waiting instances unfenced: any member may cancel a WAITING row.
+ * cancels its waiting instances unfenced: any member may cancel a WAITING row. Signing secrets are encrypted as they
+ * are written and decrypted as they are read ({@link JobRowMapper}, under the {@link SecretBox}'s keys).
  *
  * <p>Thread-safe: every call runs on its own pooled connection.
  */
@@ -41,9 +43,11 @@ final class JdbcJobStore implements JobStore {
     private final DuplicateIds duplicateIds;
     private final int shardCount;
     private final SqlDialect dialect;
+    private final SecretBox secrets;
 
-    JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount) {
+    JdbcJobStore(TransactionRunner runner, SqlDialect dialect, Clock clock, int shardCount, SecretBox secrets) {
         this.shardCount = shardCount;
+        this.secrets = secrets;
         this.dialect = dialect;
         this.batchedCasIsExact = dialect.batchedCompareAndSetIsExact();
         this.runner = runner;
@@ -66,7 +70,7 @@ final class JdbcJobStore implements JobStore {
                     return named.get(0);
                 }
                 try (PreparedStatement ps = connection.prepareStatement(JobSql.INSERT)) {
-                    JobRowMapper.bindInsert(ps, job, nowMs, shardCount);
+                    JobRowMapper.bindInsert(ps, job, nowMs, shardCount, secrets);
                     ps.executeUpdate();
                 }
                 JdbcAccessStore.insertJobNamespaces(connection, List.of(job.id()),
@@ -83,7 +87,7 @@ final class JdbcJobStore implements JobStore {
         return runner.autoCommit("find jobs named '" + name + "'", connection -> selectByName(connection, name));
     }
 
-    private static List<Job> selectByName(Connection connection, String name) throws SQLException {
+    private List<Job> selectByName(Connection connection, String name) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_NAME)) {
             ps.setString(1, name);
             return readAll(ps);
@@ -102,7 +106,7 @@ final class JdbcJobStore implements JobStore {
             runner.inTransaction("insert " + jobs.size() + " job(s)", connection -> {
                 try (PreparedStatement ps = connection.prepareStatement(JobSql.INSERT)) {
                     for (NewJob job : jobs) {
-                        JobRowMapper.bindInsert(ps, job, nowMs, shardCount);
+                        JobRowMapper.bindInsert(ps, job, nowMs, shardCount, secrets);
                         ps.addBatch();
                     }
                     ps.executeBatch();
@@ -127,7 +131,7 @@ final class JdbcJobStore implements JobStore {
                 return Optional.empty();
             }
             try (PreparedStatement ps = connection.prepareStatement(JobSql.UPDATE_IF_VERSION)) {
-                JobRowMapper.bindUpdate(ps, job, nowMs);
+                JobRowMapper.bindUpdate(ps, job, nowMs, secrets);
                 if (ps.executeUpdate() == 0) {
                     return Optional.empty();
                 }
@@ -262,7 +266,7 @@ final class JdbcJobStore implements JobStore {
         return found;
     }
 
-    private static Optional<Job> selectById(Connection connection, long jobId) throws SQLException {
+    private Optional<Job> selectById(Connection connection, long jobId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(JobSql.SELECT_BY_ID)) {
             ps.setLong(1, jobId);
             List<Job> jobs = readAll(ps);
@@ -359,11 +363,11 @@ final class JdbcJobStore implements JobStore {
         });
     }
 
-    private static List<Job> readAll(PreparedStatement ps) throws SQLException {
+    private List<Job> readAll(PreparedStatement ps) throws SQLException {
         List<Job> jobs = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                jobs.add(JobRowMapper.read(rs));
+                jobs.add(JobRowMapper.read(rs, secrets));
             }
         }
         return jobs;

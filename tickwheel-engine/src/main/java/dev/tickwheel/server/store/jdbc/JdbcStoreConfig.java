@@ -1,5 +1,6 @@
 package dev.tickwheel.server.store.jdbc;
 
+import dev.tickwheel.server.store.SecretKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -42,11 +43,13 @@ import javax.sql.DataSource;
  * @param callerTransactions
  *                          the callers' transactions that the API callers' stores join, or
  *                          {@link CallerTransactions#NONE} (the default)
+ * @param secretKeys        the keys that encrypt the store's secrets at rest ({@link SecretKeys#NONE}, the default:
+ *                          kept as given); shown by key id only
  */
 public record JdbcStoreConfig(String jdbcUrl, String username, String password, int maxPoolSize,
         Duration connectionTimeout, Duration callerNetworkTimeout, String poolName, Clock clock, long session,
         Clock leaseClock, MeterRegistry meterRegistry, DataSource dataSource, String schemaHistoryTable,
-        CallerTransactions callerTransactions) {
+        CallerTransactions callerTransactions, SecretKeys secretKeys) {
 
     /** The embedded default: an H2 database file under {@code ./data}. */
     public static final String DEFAULT_JDBC_URL = "jdbc:h2:file:./data/tickwheel;AUTO_SERVER=FALSE";
@@ -86,6 +89,7 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
                     + " at most 63): " + schemaHistoryTable);
         }
         Objects.requireNonNull(callerTransactions, "callerTransactions");
+        Objects.requireNonNull(secretKeys, "secretKeys");
     }
 
     /** Whether the store runs on the application's data source rather than a pool of its own. */
@@ -142,6 +146,7 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
         private DataSource dataSource;
         private String schemaHistoryTable = DEFAULT_SCHEMA_HISTORY_TABLE;
         private CallerTransactions callerTransactions = CallerTransactions.NONE;
+        private SecretKeys secretKeys = SecretKeys.NONE;
 
         private Builder() {
         }
@@ -234,10 +239,20 @@ public record JdbcStoreConfig(String jdbcUrl, String username, String password, 
             return this;
         }
 
+        /**
+         * The keys that encrypt the store's secrets at rest (jobs' signing secrets, the callback key); default
+         * {@link SecretKeys#NONE}: kept as given. Checked against the store, and what is not under the current key
+         * re-encrypted, when the store opens.
+         */
+        public Builder secretKeys(SecretKeys value) {
+            this.secretKeys = Objects.requireNonNull(value, "secretKeys");
+            return this;
+        }
+
         public JdbcStoreConfig build() {
             return new JdbcStoreConfig(jdbcUrl, username, password, maxPoolSize, connectionTimeout,
                     callerNetworkTimeout, poolName, clock, session, leaseClock, meterRegistry, dataSource,
-                    schemaHistoryTable, callerTransactions);
+                    schemaHistoryTable, callerTransactions, secretKeys);
         }
     }
 }

@@ -12,6 +12,7 @@ import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
 import dev.tickwheel.server.store.PoolStore;
+import dev.tickwheel.server.store.SecretBox;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Opens the JDBC store: picks the dialect from the URL, starts a HikariCP pool, brings the schema up to date with
  * the Flyway migrations shipped in this jar ({@link #migrations}), reads the store's shard count, on PostgreSQL
- * makes sure the history has its partitions for today and the next days ({@link HistoryPartitions}), and hands out
+ * makes sure the history has its partitions for today and the next days ({@link HistoryPartitions}), checks and
+ * re-encrypts the secrets at rest under the configured keys ({@link SecretsAtRest}), and hands out
  * the {@link JobStore}, {@link InstanceStore} and {@link ClusterStore} over that pool, all three acting as one cluster
  * member: one session, the fence token of every claim and settle.
  * The job and instance stores come twice: the engine's, and the callers' ({@link #callerJobs()},
@@ -86,20 +88,21 @@ public final class JdbcStores implements AutoCloseable {
         Fence fence = new Fence(session, leaseClock);
         this.fence = fence;
         this.shardCount = shardCount;
-        this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount);
+        SecretBox secrets = new SecretBox(config.secretKeys());
+        this.jobs = new JdbcJobStore(runner, dialect, config.clock(), shardCount, secrets);
         this.calendars = new JdbcCalendarStore(runner);
         this.pools = new JdbcPoolStore(runner);
         this.access = new JdbcAccessStore(callerRunner);
         this.audit = new JdbcAuditStore(callerRunner);
         this.callerWorkflows = new JdbcWorkflowStore(callerRunner);
         this.instances = new JdbcInstanceStore(runner, dialect, config.clock(), shardCount, fence, partitions);
-        this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount);
+        this.callerJobs = new JdbcJobStore(callerRunner, dialect, config.clock(), shardCount, secrets);
         this.callerInstances = new JdbcInstanceStore(callerRunner, dialect, config.clock(), shardCount, fence,
                 partitions);
         // H2 is single-process: its file lock admits one process (an in-memory database, one JVM). Caveat: two
         // processes on one H2 TCP server are kept apart only by SingleServerLock; each join would end the other.
         this.cluster = new JdbcClusterStore(runner, dialect, leaseClock, session, shardCount,
-                dialect.name().equals("h2"));
+                dialect.name().equals("h2"), secrets);
     }
 
     /** Opens the store at {@code jdbcUrl} with the default pool settings and the system UTC clock. */
@@ -159,12 +162,16 @@ public final class JdbcStores implements AutoCloseable {
                 partitions.load();
                 partitions.createAhead(config.clock().instant());
             }
+            // Before any store reads a secret: refuses keys that do not match, re-encrypts under the current one.
+            new SecretsAtRest(new TransactionRunner(dataSource, Duration.ZERO), new SecretBox(config.secretKeys()))
+                    .prepare();
             long session = config.sessionForOpen();
             log.info("Store opened: dialect={}, url={}, maxPoolSize={}, connectionTimeout={},"
-                    + " callerNetworkTimeout={}, migrationsApplied={} (history in {}), shards={}, session={}{}",
+                    + " callerNetworkTimeout={}, migrationsApplied={} (history in {}), shards={}, session={},"
+                    + " secretKeys={}{}",
                     dialect.name(), redactedUrl, ownPool == null ? "the application's" : config.maxPoolSize(),
                     config.connectionTimeout(), config.callerNetworkTimeout(), applied, config.schemaHistoryTable(),
-                    shardCount, session,
+                    shardCount, session, config.secretKeys(),
                     config.leaseClock() == null ? "" : ", leaseClock=" + config.leaseClock() + " (tests only)");
             return new JdbcStores(dataSource, ownPool, dialect, redactedUrl, config, shardCount, session,
                     partitions);

@@ -6,6 +6,7 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.RetryPolicy;
+import dev.tickwheel.server.store.SecretBox;
 import dev.tickwheel.time.ScheduleSpec;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.server.job.TargetType;
@@ -21,7 +22,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Maps a job to the parameters of {@link JobSql} statements and a row of {@link JobSql#COLUMNS} back to a job.
+ * Maps a job to the parameters of {@link JobSql} statements and a row of {@link JobSql#COLUMNS} back to a job. The
+ * signing secret is sealed on the way in and opened on the way out ({@link SecretColumns}), so everything above the
+ * store sees it plain and the column never holds it plain once a key is given.
  *
  * <p>Stateless; thread-safe.
  */
@@ -31,13 +34,15 @@ final class JobRowMapper {
     }
 
     /**
-     * Binds the 42 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
+     * Binds the 43 parameters of {@link JobSql#INSERT} for {@code job} inserted at {@code nowMs}, version 0, in its
      * shard ({@link Shards#of}).
      */
-    static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount) throws SQLException {
+    static void bindInsert(PreparedStatement ps, NewJob job, long nowMs, int shardCount, SecretBox secrets)
+            throws SQLException {
         ps.setLong(1, job.id());
-        int next = bindDefinition(ps, 2, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(), job.nextTriggerTime());
+        int next = bindDefinition(ps, 2, secrets, job.id(), job.name(), job.schedule(), job.target(), job.params(),
+                job.enabled(), job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(),
+                job.nextTriggerTime());
         ps.setLong(next++, 0L); // scheduled runs
         ps.setLong(next++, nowMs);
         ps.setLong(next++, nowMs);
@@ -46,17 +51,19 @@ final class JobRowMapper {
     }
 
     /** Binds the parameters of {@link JobSql#UPDATE_IF_VERSION}. */
-    static void bindUpdate(PreparedStatement ps, Job job, long nowMs) throws SQLException {
-        int next = bindDefinition(ps, 1, job.name(), job.schedule(), job.target(), job.params(), job.enabled(),
-                job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(), job.nextTriggerTime());
+    static void bindUpdate(PreparedStatement ps, Job job, long nowMs, SecretBox secrets) throws SQLException {
+        int next = bindDefinition(ps, 1, secrets, job.id(), job.name(), job.schedule(), job.target(), job.params(),
+                job.enabled(), job.misfirePolicy(), job.retryPolicy(), job.delivery(), job.operations(),
+                job.nextTriggerTime());
         ps.setLong(next++, nowMs);
         ps.setLong(next++, job.id());
         ps.setLong(next, job.version());
     }
 
-    private static int bindDefinition(PreparedStatement ps, int first, String name, ScheduleSpec schedule,
-            Target target, String params, boolean enabled, MisfirePolicy misfirePolicy, RetryPolicy retryPolicy,
-            DeliveryPolicy delivery, JobOperations operations, Instant nextTriggerTime) throws SQLException {
+    private static int bindDefinition(PreparedStatement ps, int first, SecretBox secrets, long jobId, String name,
+            ScheduleSpec schedule, Target target, String params, boolean enabled, MisfirePolicy misfirePolicy,
+            RetryPolicy retryPolicy, DeliveryPolicy delivery, JobOperations operations, Instant nextTriggerTime)
+            throws SQLException {
         int i = first;
         ps.setString(i++, name);
         ps.setString(i++, schedule.type().name());
@@ -92,7 +99,9 @@ final class JobRowMapper {
         ps.setLong(i++, delivery.completion().callbackTimeoutMs());
         JdbcValues.setInt(ps, i++, operations.retentionDays());
         JdbcValues.setString(ps, i++, operations.alertUrl());
-        JdbcValues.setString(ps, i++, operations.signingSecret());
+        SecretBox.Sealed secret = SecretColumns.sealSigningSecret(secrets, jobId, operations.signingSecret());
+        JdbcValues.setString(ps, i++, secret == null ? null : secret.stored());
+        JdbcValues.setString(ps, i++, secret == null ? null : secret.keyId());
         JdbcValues.setInstant(ps, i++, nextTriggerTime);
         return i;
     }
@@ -109,8 +118,13 @@ final class JobRowMapper {
         return Arrays.stream(stored.split(",")).map(Long::valueOf).toList();
     }
 
-    /** Reads the job in the current row of a result set over {@link JobSql#COLUMNS}. */
-    static Job read(ResultSet rs) throws SQLException {
+    /**
+     * Reads the job in the current row of a result set over {@link JobSql#COLUMNS}.
+     *
+     * @throws dev.tickwheel.server.store.UnreadableSecretException naming the job, if its secret does not decrypt
+     */
+    static Job read(ResultSet rs, SecretBox secrets) throws SQLException {
+        long id = rs.getLong("id");
         ScheduleSpec schedule = new ScheduleSpec(
                 ScheduleType.valueOf(rs.getString("schedule_type")),
                 rs.getString("schedule_expression"),
@@ -125,7 +139,7 @@ final class JobRowMapper {
                 JdbcValues.getInt(rs, "schedule_max_runs"),
                 rs.getString("calendar_name"));
         return new Job(
-                rs.getLong("id"),
+                id,
                 rs.getString("name"),
                 schedule,
                 new Target(TargetType.valueOf(rs.getString("target_type")), rs.getString("target_value")),
@@ -142,7 +156,8 @@ final class JobRowMapper {
                         rs.getString("pool_name"), new Completion(Completion.Mode.valueOf(rs.getString("completion")),
                                 rs.getLong("callback_timeout_ms"))),
                 new JobOperations(JdbcValues.getInt(rs, "retention_days"), rs.getString("alert_url"),
-                        rs.getString("signing_secret")),
+                        SecretColumns.openSigningSecret(secrets, id, rs.getString("signing_secret"),
+                                rs.getString("signing_secret_key_id"))),
                 JdbcValues.getInstant(rs, "next_trigger_time_ms"),
                 rs.getLong("scheduled_runs"),
                 JdbcValues.getInstant(rs, "created_at_ms"),

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe.
  */
-final class RecordingHttpServer implements AutoCloseable {
+public final class RecordingHttpServer implements AutoCloseable {
 
     /**
      * One request as received.
@@ -31,7 +31,7 @@ final class RecordingHttpServer implements AutoCloseable {
      * @param clientPort the client's port: the same port means the same connection
      * @param bodyBytes  the body exactly as received (what a signature covers)
      */
-    record Received(String method, String protocol, String path, Headers headers, String body, int clientPort,
+    public record Received(String method, String protocol, String path, Headers headers, String body, int clientPort,
                     byte[] bodyBytes) {
     }
 
@@ -47,7 +47,7 @@ final class RecordingHttpServer implements AutoCloseable {
     private final AtomicInteger bodiesWritten = new AtomicInteger();
 
     /** Answers {@code status} with {@code body}, or with no body if {@code body} is null. */
-    RecordingHttpServer(int status, String body) throws IOException {
+    public RecordingHttpServer(int status, String body) throws IOException {
         this(status, body == null ? null : body.getBytes(StandardCharsets.UTF_8), Duration.ZERO);
     }
 
@@ -86,11 +86,11 @@ final class RecordingHttpServer implements AutoCloseable {
         }
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
     }
 
-    List<Received> received() {
+    public List<Received> received() {
         return List.copyOf(received);
     }
 
