@@ -4,6 +4,7 @@ import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -26,12 +27,24 @@ import java.util.OptionalInt;
  * @param demo           whether to register the demo jobs
  * @param retention      how long finished instances are kept, and how the purge runs
  * @param alerts         failure alerts: server-wide URL and secret, threshold, window, rate limit
+ * @param publicUrl      where targets reach this server, or null for its own address
+ * @param outbound       when the outbound guard is on, and what it allows
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
-                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl) {
+                             RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl,
+                             OutboundSettings outbound) {
+
+    /** Settings with the default outbound guard ({@link OutboundSettings#DEFAULTS}: on for a non-loopback host). */
+    public ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
+                          Duration loaderPeriod, Duration loadWindow, Duration armHorizon, Duration storeTimeout,
+                          DispatchSettings dispatch, boolean demo, RetentionPurge.Settings retention,
+                          AlertSettings alerts, String publicUrl) {
+        this(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon, storeTimeout, dispatch,
+                demo, retention, alerts, publicUrl, OutboundSettings.DEFAULTS);
+    }
 
     public ServerSettings {
         Objects.requireNonNull(api, "api");
@@ -46,6 +59,18 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(dispatch, "dispatch");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(alerts, "alerts");
+        Objects.requireNonNull(outbound, "outbound");
+    }
+
+    /** These settings with {@code newOutbound} as the outbound guard's. */
+    public ServerSettings withOutbound(OutboundSettings newOutbound) {
+        return new ServerSettings(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon,
+                storeTimeout, dispatch, demo, retention, alerts, publicUrl, newOutbound);
+    }
+
+    /** The outbound guard of webhook and alert calls these settings describe. */
+    public OutboundGuard outboundGuard() {
+        return outbound.guard(api);
     }
 
     /** The engine builder these settings describe. */
@@ -54,7 +79,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .leaseRenewInterval(leaseRenew).loaderPeriod(loaderPeriod).loadWindow(loadWindow)
                 .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention);
         nodeId.ifPresent(builder::nodeId);
-        builder.alerts(alerts);
+        builder.alerts(alerts).outboundGuard(outboundGuard());
         if (publicUrl != null) {
             builder.callbackBaseUrl(publicUrl); // checks it; the application sets it again once it listens
         }
@@ -76,6 +101,6 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " demo=" + demo + " retention-days=" + retention.defaultDays() + " retention-batch-size="
                 + retention.batchSize() + " retention-interval-ms=" + retention.interval().toMillis()
                 + " " + alerts // AlertSettings never prints the secret
-                + " public-url=" + (publicUrl == null ? "default" : publicUrl);
+                + " public-url=" + (publicUrl == null ? "default" : publicUrl) + " " + outbound.describe(api);
     }
 }
