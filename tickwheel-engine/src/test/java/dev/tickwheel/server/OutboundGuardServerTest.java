@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.common.net.InetAddresses;
 import com.sun.net.httpserver.HttpServer;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.dispatch.guard.OutboundGuard;
+import dev.tickwheel.server.dispatch.guard.ScriptedResolver;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.InstanceHistory;
 import dev.tickwheel.server.instance.InstanceStatus;
@@ -17,14 +17,9 @@ import dev.tickwheel.server.job.RetryPolicy;
 import dev.tickwheel.server.job.Target;
 import dev.tickwheel.time.ScheduleSpec;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,9 +39,7 @@ class OutboundGuardServerTest {
     Path dataDir;
 
     private final AtomicInteger received = new AtomicInteger();
-    /** The test's DNS: each name's answers, one per lookup, the last repeated. */
-    private final Map<String, List<InetAddress>> dns = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
+    private final ScriptedResolver dns = new ScriptedResolver();
     private HttpServer receiver;
     private TickwheelServer server;
 
@@ -74,18 +67,8 @@ class OutboundGuardServerTest {
         return "http://" + host + ":" + receiver.getAddress().getPort() + "/hook";
     }
 
-    private InetAddress[] resolve(String host) throws UnknownHostException {
-        List<InetAddress> answers = dns.get(host);
-        if (answers == null) {
-            throw new UnknownHostException(host);
-        }
-        int lookup = lookups.computeIfAbsent(host, h -> new AtomicInteger()).getAndIncrement();
-        return new InetAddress[] {answers.get(Math.min(lookup, answers.size() - 1))};
-    }
-
     private OutboundGuard guard(String... allowed) {
-        return OutboundGuard.builder().resolver(this::resolve).howToAllow("--allow-targets")
-                .allowAll(List.of(allowed)).build();
+        return dns.guard(allowed);
     }
 
     private TickwheelServer start(OutboundGuard guard) {
@@ -122,8 +105,8 @@ class OutboundGuardServerTest {
 
     @Test
     void createWithNameResolvingToMetadataAddress_isRefused_andUpdateToo() {
-        dns.put("meta.test", List.of(InetAddresses.forString("169.254.169.254")));
-        dns.put("public.test", List.of(InetAddresses.forString("203.0.113.7")));
+        dns.answer("meta.test", "169.254.169.254");
+        dns.answer("public.test", "203.0.113.7");
         start(guard());
 
         RefusedTargetException created = assertThrows(RefusedTargetException.class,
@@ -186,7 +169,7 @@ class OutboundGuardServerTest {
 
     @Test
     void dnsRebinding_publicAtCreation_loopbackAtConnect_isRefused_andTheReceiverGetsNothing() {
-        dns.put("rebind.test", List.of(InetAddresses.forString("203.0.113.7"), InetAddresses.forString("127.0.0.1")));
+        dns.answer("rebind.test", "203.0.113.7", "127.0.0.1");
         start(guard());
         Job job = server.jobs().create(webhookJob(hookUrl("rebind.test")));
 
@@ -211,7 +194,7 @@ class OutboundGuardServerTest {
 
     @Test
     void allowListedHostPattern_isCreatedAndCalled() {
-        dns.put("localhost.test", List.of(InetAddresses.forString("127.0.0.1")));
+        dns.answer("localhost.test", "127.0.0.1");
         start(guard("localhost.test"));
         Job job = server.jobs().create(webhookJob(hookUrl("localhost.test")));
 

@@ -23,7 +23,9 @@ public record OutboundSettings(Mode mode, List<String> allowTargets) {
     public enum Mode {
         /** On when the API binds a host that is not loopback. */
         AUTO,
+        /** On whatever the host (a loopback server whose callers are not trusted, or a test). */
         ON,
+        /** Off whatever the host: every address may be called. */
         OFF;
 
         /** {@code auto}, {@code on} or {@code off}, any case; else an {@link IllegalArgumentException}. */

@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.fixtures.http.ApiClient;
 import dev.tickwheel.server.app.OutboundSettings;
-import dev.tickwheel.server.app.ServerSettings;
 import dev.tickwheel.server.app.TickwheelApplication;
-import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,14 +28,7 @@ class OutboundGuardApiTest {
 
     @BeforeAll
     static void start() {
-        ServerSettings settings = new ServerSettings(new ApiSettings("127.0.0.1", 0, null, false),
-                "jdbc:h2:file:" + dir.resolve("tw").toAbsolutePath(), OptionalInt.empty(), Duration.ofSeconds(5),
-                Duration.ofSeconds(1), Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofMinutes(2),
-                dev.tickwheel.server.TickwheelServer.DEFAULT_STORE_TIMEOUT,
-                dev.tickwheel.server.app.DispatchSettings.DEFAULTS, false,
-                dev.tickwheel.server.schedule.RetentionPurge.Settings.DEFAULTS, AlertSettings.DEFAULTS, null)
-                .withOutbound(new OutboundSettings(OutboundSettings.Mode.ON, List.of("192.168.7.0/24")));
-        app = TickwheelApplication.start(settings);
+        app = TestServers.start(dir, new OutboundSettings(OutboundSettings.Mode.ON, List.of("192.168.7.0/24")));
         api = new ApiClient(app.baseUrl());
     }
 

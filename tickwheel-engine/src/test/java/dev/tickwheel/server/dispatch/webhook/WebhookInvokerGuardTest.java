@@ -10,15 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.common.net.InetAddresses;
 import com.sun.net.httpserver.HttpServer;
 import dev.tickwheel.server.dispatch.guard.OutboundGuard;
+import dev.tickwheel.server.dispatch.guard.ScriptedResolver;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,26 +28,12 @@ class WebhookInvokerGuardTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final InetAddress LOOPBACK = InetAddresses.forString("127.0.0.1");
-    /** A public address (TEST-NET-3): allowed by the guard, and never connected to by these tests. */
-    private static final InetAddress PUBLIC = InetAddresses.forString("203.0.113.7");
 
-    /** The test's DNS: each name's answers, one per lookup, the last repeated. */
-    private final Map<String, List<InetAddress>> dns = new ConcurrentHashMap<>();
-    private final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
+    private final ScriptedResolver dns = new ScriptedResolver();
     private WebhookInvoker invoker;
 
-    private InetAddress[] resolve(String host) throws UnknownHostException {
-        List<InetAddress> answers = dns.get(host);
-        if (answers == null) {
-            throw new UnknownHostException(host);
-        }
-        int lookup = lookups.computeIfAbsent(host, h -> new AtomicInteger()).getAndIncrement();
-        return new InetAddress[] {answers.get(Math.min(lookup, answers.size() - 1))};
-    }
-
     private OutboundGuard guard(String... allowed) {
-        return OutboundGuard.builder().resolver(this::resolve).howToAllow("--allow-targets")
-                .allowAll(List.of(allowed)).build();
+        return dns.guard(allowed);
     }
 
     private WebhookInvoker invoker(OutboundGuard guard) {
@@ -99,7 +83,7 @@ class WebhookInvokerGuardTest {
 
     @Test
     void allowListedHostPattern_isCalledWhateverItResolvesTo() throws Exception {
-        dns.put("hooks.internal.test", List.of(LOOPBACK));
+        dns.answer("hooks.internal.test", "127.0.0.1");
         try (RecordingHttpServer receiver = new RecordingHttpServer(200, "ok")) {
             success(invoker(guard("*.internal.test")).invoke(job(urlOf("hooks.internal.test", receiver)),
                     context(1, 1), TIMEOUT));
@@ -110,7 +94,7 @@ class WebhookInvokerGuardTest {
 
     @Test
     void nameResolvingToPrivateAddress_isRefusedNamingHostAndAddress() throws Exception {
-        dns.put("db.test", List.of(LOOPBACK));
+        dns.answer("db.test", "127.0.0.1");
         try (RecordingHttpServer receiver = new RecordingHttpServer(200, "ok")) {
             String url = urlOf("db.test", receiver);
             WebhookException e = failure(invoker(guard()).invoke(job(url), context(1, 1), TIMEOUT));
@@ -124,7 +108,7 @@ class WebhookInvokerGuardTest {
 
     @Test
     void dnsRebinding_allowedAtTheCheck_loopbackAtConnect_isRefused() throws Exception {
-        dns.put("rebind.test", List.of(PUBLIC, LOOPBACK));
+        dns.answer("rebind.test", "203.0.113.7", "127.0.0.1"); // TEST-NET-3, then loopback
         OutboundGuard guard = guard();
         try (RecordingHttpServer receiver = new RecordingHttpServer(200, "ok")) {
             String url = urlOf("rebind.test", receiver);
@@ -135,13 +119,13 @@ class WebhookInvokerGuardTest {
             assertEquals(WebhookException.Reason.REFUSED, e.reason());
             assertTrue(e.getMessage().contains("target address 127.0.0.1 (of host rebind.test)"), e.getMessage());
             assertEquals(List.of(), receiver.received());
-            assertEquals(2, lookups.get("rebind.test").get(), "one lookup at the check, one at connect");
+            assertEquals(2, dns.lookups("rebind.test"), "one lookup at the check, one at connect");
         }
     }
 
     @Test
     void redirectToPrivateAddress_isNotFollowed_andFailsAsTheStatus() throws Exception {
-        dns.put("redirector.test", List.of(LOOPBACK));
+        dns.answer("redirector.test", "127.0.0.1");
         try (RecordingHttpServer receiver = new RecordingHttpServer(200, "ok")) {
             HttpServer redirector = redirectingTo(receiver.url());
             try {
