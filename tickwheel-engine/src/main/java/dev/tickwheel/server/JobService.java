@@ -2,6 +2,7 @@ package dev.tickwheel.server;
 
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.concurrent.GroupCommit;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import dev.tickwheel.server.instance.Instance;
 import dev.tickwheel.server.instance.RunWrite;
 import dev.tickwheel.server.instance.NewInstance;
@@ -9,6 +10,7 @@ import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.ScheduleWindow;
+import dev.tickwheel.server.job.TargetType;
 import dev.tickwheel.server.schedule.ShardOwner;
 import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.PoolStore;
@@ -65,10 +67,13 @@ public final class JobService implements AutoCloseable {
     private final GroupCommit<NewInstance, RunWrite> runCommits;
     /** The owner hears of a write once it is committed: now, or when the caller's own transaction commits. */
     private final AfterWrite afterWrite;
+    /** Judges webhook and alert URLs before anything is written; calls are judged again as they connect. */
+    private final OutboundGuard guard;
 
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
                SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite,
-               CalendarStore calendars, PoolStore pools) {
+               CalendarStore calendars, PoolStore pools, OutboundGuard guard) {
+        this.guard = guard;
         this.calendars = calendars;
         this.pools = pools;
         this.afterWrite = afterWrite;
@@ -85,6 +90,8 @@ public final class JobService implements AutoCloseable {
 
     /**
      * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
+     * @throws RefusedTargetException if the outbound guard refuses the webhook URL or the alert URL (nothing is
+     *                                written)
      */
     public Job create(JobSpec spec) {
         return create(spec, dev.tickwheel.server.access.Namespaces.DEFAULT);
@@ -101,6 +108,7 @@ public final class JobService implements AutoCloseable {
         dev.tickwheel.server.access.Namespaces.check(namespace);
         requireCalendar(spec);
         requirePool(spec);
+        requireAllowedUrls(spec);
         Instant now = clock.instant();
         TimeExpression expression = parser.parse(spec.schedule());
         // Store the normalized schedule: a fixed rate without a start gets "now", which must survive restarts.
@@ -127,6 +135,7 @@ public final class JobService implements AutoCloseable {
         Objects.requireNonNull(spec, "spec");
         requireCalendar(spec);
         requirePool(spec);
+        requireAllowedUrls(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         List<Job> named = jobs.findByName(spec.name());
         if (named.isEmpty()) {
@@ -191,6 +200,7 @@ public final class JobService implements AutoCloseable {
         Objects.requireNonNull(spec, "spec");
         requireCalendar(spec);
         requirePool(spec);
+        requireAllowedUrls(spec);
         TimeExpression expression = parser.parse(spec.schedule());
         for (int attempt = 0; attempt < 3; attempt++) {
             Optional<Job> current = jobs.get(jobId);
@@ -372,7 +382,23 @@ public final class JobService implements AutoCloseable {
         runCommits.close();
     }
 
-    /** @throws IllegalArgumentException if the spec names a calendar that does not exist */
+    /**
+     * @throws RefusedTargetException if the outbound guard refuses the webhook's URL or the alert URL as they resolve
+     *                                now (a name that does not resolve is let through: it is judged again at connect
+     *                                time)
+     */
+    private void requireAllowedUrls(JobSpec spec) {
+        if (spec.target().type() == TargetType.WEBHOOK) {
+            guard.check(spec.target().value()).ifPresent(refusal -> {
+                throw new RefusedTargetException("target.url", refusal.message());
+            });
+        }
+        guard.check(spec.operations().alertUrl()).ifPresent(refusal -> {
+            throw new RefusedTargetException("alertUrl", refusal.message());
+        });
+    }
+
+    /** @throws IllegalArgumentException if the spec names a pool that does not exist */
     private void requirePool(JobSpec spec) {
         String name = spec.delivery().pool();
         if (name != null && pools.get(name).isEmpty()) {

@@ -22,6 +22,7 @@ import dev.tickwheel.server.dispatch.TargetRouter;
 import dev.tickwheel.server.dispatch.alert.AlertListener;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.dispatch.alert.Alerter;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import dev.tickwheel.server.dispatch.webhook.TransportSettings;
 import dev.tickwheel.server.dispatch.webhook.WebhookInvoker;
 import dev.tickwheel.server.dispatch.webhook.WebhookSigner;
@@ -184,7 +185,7 @@ public final class TickwheelServer implements AutoCloseable {
                          Consumer<InstanceTimeWheelService.Builder> wheelSettings,
                          Consumer<JdbcStoreConfig.Builder> storeSettings, RetentionPurge.Settings retention,
                          AlertSettings alerts, AlertListener alertListener, String callbackBaseUrl,
-                         Duration auditRetention, SecretKeys secretKeys) {
+                         Duration auditRetention, SecretKeys secretKeys, OutboundGuard outboundGuard) {
 
         public Config {
             handlers = Map.copyOf(handlers);
@@ -276,11 +277,13 @@ public final class TickwheelServer implements AutoCloseable {
             handlers = new InProcessHandlers(withTrigger, config.asyncHandlers(), config.handlerThreads());
             // The pool is never the tighter bound: the call slots are.
             webhooks = WebhookInvoker.builder().json(json).clock(config.clock())
+                    .outboundGuard(config.outboundGuard())
                     .maxConnections(config.maxCallsInFlight())
                     .maxConnectionsPerHost(Math.min(config.maxCallsPerHost(), config.maxCallsInFlight())).build();
             TargetRouter targets = new TargetRouter(handlers, webhooks, config.maxCallsPerHost(),
                     config.maxCallsInFlight());
-            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()), "alert");
+            alertTransport = new WebhookTransport(ALERT_TRANSPORT, new WebhookSigner(config.clock()), "alert",
+                    config.outboundGuard());
             alerter = new Alerter(config.alerts(), nodeId, config.clock(), alertTransport, config.callTimeout(),
                     config.alertListener());
             DispatchListener listener = DispatchListener.both(config.listener(), alerter);
@@ -316,7 +319,8 @@ public final class TickwheelServer implements AutoCloseable {
             // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
             AfterWrite afterWrite = new AfterWrite(stores.callerTransactions(), stores.dataSource());
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
-                    config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools());
+                    config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools(),
+                    config.outboundGuard());
             calendarService = new CalendarService(stores.calendars(), config.clock());
             accessService = new AccessService(stores.access(), ids, config.clock());
             auditService = new AuditService(stores.audit(), ids, config.clock(), config.storeTimeout(),
@@ -340,6 +344,7 @@ public final class TickwheelServer implements AutoCloseable {
                     stores.redactedUrl(), nodeId, cluster.shardCount(), config.maxCallsInFlight(),
                     config.maxCallsPerHost(), config.handlerThreads(), config.callTimeout(), config.storeTimeout());
             log.info("failure alerts: {}", config.alerts());
+            log.info("outbound guard of webhook and alert calls: {}", config.outboundGuard());
             return this;
         } catch (RuntimeException | Error e) {
             close();
@@ -741,6 +746,7 @@ public final class TickwheelServer implements AutoCloseable {
         private String callbackBaseUrl;
         private Duration auditRetention = AuditService.DEFAULT_RETENTION;
         private SecretKeys secretKeys = SecretKeys.NONE;
+        private OutboundGuard outboundGuard = OutboundGuard.OFF;
 
         private Builder() {
         }
@@ -765,6 +771,19 @@ public final class TickwheelServer implements AutoCloseable {
          */
         public Builder secretKeys(SecretKeys keys) {
             this.secretKeys = Objects.requireNonNull(keys, "secretKeys");
+            return this;
+        }
+
+        /**
+         * Which addresses webhook and alert calls may reach: checked when a job is created or changed (a refused
+         * {@code target.url} or {@code alertUrl} throws {@link RefusedTargetException}), when this builder builds
+         * (the alert URL of {@link #alerts}), and as each connection opens (a refused call fails its attempt, which
+         * goes through the job's retry policy). Default {@link OutboundGuard#OFF}: the engine does not know where, or
+         * whether, its API listens, so only the composition root can tell that callers are untrusted (the standalone
+         * server turns the guard on when it binds a non-loopback address).
+         */
+        public Builder outboundGuard(OutboundGuard guard) {
+            this.outboundGuard = Objects.requireNonNull(guard, "outboundGuard");
             return this;
         }
 
@@ -1033,12 +1052,15 @@ public final class TickwheelServer implements AutoCloseable {
                 throw new IllegalArgumentException("leaseRenewInterval (" + leaseRenewInterval + ") must be at most a"
                         + " third of leaseTtl (" + leaseTtl + "), so that one slow renewal does not lose the leases");
             }
+            outboundGuard.check(alerts.url()).ifPresent(refusal -> {
+                throw new RefusedTargetException("alerts.url", refusal.message());
+            });
             return new TickwheelServer(new Config(jdbcUrl, dataSource, schemaHistoryTable, callerTransactions, clock, ticker, nodeId, leaseTtl, leaseRenewInterval,
                     loaderPeriod, loadWindow, armHorizon,
                     misfireThreshold, fireAllLimit, callTimeout, maxCallsInFlight, maxCallsPerHost, handlerThreads,
                     stopTimeout, storeTimeout, handlers, asyncHandlers, listener, wheelSettings, storeSettings,
                     retention, alerts, alertListener, callbackBaseUrl, auditRetention,
-                    secretKeys));
+                    secretKeys, outboundGuard));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -2,6 +2,7 @@ package dev.tickwheel.spring;
 
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.store.SecretKeys;
 import java.time.Duration;
@@ -59,6 +60,19 @@ public class TickwheelProperties {
      * secret-key at start.
      */
     private List<String> previousSecretKeys = new ArrayList<>();
+
+    /**
+     * Whether webhook and alert calls are refused loopback, link-local, private, CGNAT, multicast and cloud metadata
+     * addresses unless allow-targets lets them through (checked when a job is created or changed, and on the address
+     * connected to). Off by default: an embedded scheduler usually calls the application's own internal services;
+     * turn it on when callers you do not trust create jobs (the HTTP API mounted on a public address).
+     */
+    private boolean outboundGuard = false;
+    /**
+     * CIDR blocks, addresses and host patterns the outbound guard lets through, e.g. 10.1.0.0/16,
+     * hooks.internal.example.com, *.svc.cluster.local.
+     */
+    private List<String> allowTargets = new ArrayList<>();
 
     private final Store store = new Store();
     private final Retention retention = new Retention();
@@ -263,6 +277,26 @@ public class TickwheelProperties {
                 .storeTimeout(storeTimeout).retention(retention.toSettings()).alerts(alerts.toSettings())
                 .secretKeys(SecretKeys.parse(secretKey, "tickwheel.secret-key", previousSecretKeys,
                         "tickwheel.previous-secret-keys"));
+        if (outboundGuard) {
+            builder.outboundGuard(OutboundGuard.builder().howToAllow("tickwheel.allow-targets").allowAll(allowTargets)
+                    .build());
+        }
+    }
+
+    public boolean isOutboundGuard() {
+        return outboundGuard;
+    }
+
+    public void setOutboundGuard(boolean outboundGuard) {
+        this.outboundGuard = outboundGuard;
+    }
+
+    public List<String> getAllowTargets() {
+        return allowTargets;
+    }
+
+    public void setAllowTargets(List<String> allowTargets) {
+        this.allowTargets = allowTargets;
     }
 
     public boolean isEnabled() {

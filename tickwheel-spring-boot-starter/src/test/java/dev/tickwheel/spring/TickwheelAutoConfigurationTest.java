@@ -106,7 +106,8 @@ class TickwheelAutoConfigurationTest {
             "tickwheel.store.schema-history-table=tw_history_of_this_app",
             "tickwheel.store.data-source=dataSource", "tickwheel.store.jdbc-url=", "tickwheel.enabled=true",
             "tickwheel.web.enabled=false", "tickwheel.web.path=/scheduler", "tickwheel.web.token=web-token",
-            "tickwheel.secret-key=" + TestKeys.key(2), "tickwheel.previous-secret-keys=" + TestKeys.key(1)};
+            "tickwheel.secret-key=" + TestKeys.key(2), "tickwheel.previous-secret-keys=" + TestKeys.key(1),
+            "tickwheel.outbound-guard=true", "tickwheel.allow-targets=127.0.0.1/32,hooks.example.com"};
         // A property added without a line here fails this count (the metadata lists every one); the client's
         // properties are TickwheelClientAutoConfigurationTest's.
         assertThat(propertyNames()).filteredOn(name -> !name.startsWith("tickwheel.client."))
@@ -129,6 +130,7 @@ class TickwheelAutoConfigurationTest {
             assertThat(config.schemaHistoryTable()).isEqualTo("tw_history_of_this_app");
             assertThat(config.secretKeys().currentKeyId()).hasValue(TestKeys.idOf(2));
             assertThat(config.secretKeys().previousKeyIds()).containsExactly(TestKeys.idOf(1));
+            assertThat(config.outboundGuard().toString()).endsWith("allowing 127.0.0.1/32, hooks.example.com");
             TickwheelProperties.Web web = context.getBean(TickwheelProperties.class).getWeb();
             assertThat(List.of(web.isEnabled(), web.getPath(), web.getToken()))
                     .containsExactly(false, "/scheduler", "web-token");
@@ -166,6 +168,16 @@ class TickwheelAutoConfigurationTest {
 
     private static List<String> namesOf(String[] properties) {
         return java.util.Arrays.stream(properties).map(p -> p.substring(0, p.indexOf('='))).toList();
+    }
+
+    @Test
+    void outboundGuard_offByDefault_andOnARefusedAlertUrlTheContextFailsNamingTheProperty() {
+        withDataSource().run(context -> assertThat(context.getBean(TickwheelServer.class).config().outboundGuard()
+                .enabled()).isFalse());
+        withDataSource().withPropertyValues("tickwheel.outbound-guard=true",
+                "tickwheel.alerts.url=http://10.0.0.5/alerts").run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessage("field 'alerts.url': target address 10.0.0.5 is refused by the outbound guard:"
+                        + " private range 10.0.0.0/8; allow it with tickwheel.allow-targets"));
     }
 
     @Test

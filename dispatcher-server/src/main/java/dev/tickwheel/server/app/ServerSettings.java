@@ -5,6 +5,7 @@ import dev.tickwheel.server.api.ApiSettings;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.dispatch.alert.AlertSettings;
 import dev.tickwheel.server.store.SecretKeys;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -30,22 +31,26 @@ import java.util.OptionalInt;
  * @param publicUrl      where targets reach this server (callback URLs), or null for its bound address
  * @param auditRetention how long audit entries are kept
  * @param secretKeys     the keys of the secrets at rest ({@link SecretKeys#NONE}: kept as given); shown by key id only
+ * @param outbound       when the outbound guard is on, and what it allows
  */
 public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                              Duration loaderPeriod, Duration loadWindow, Duration armHorizon,
                              Duration storeTimeout,
                              DispatchSettings dispatch, boolean demo,
                              RetentionPurge.Settings retention, AlertSettings alerts, String publicUrl,
-                             Duration auditRetention, SecretKeys secretKeys) {
+                             Duration auditRetention, SecretKeys secretKeys, OutboundSettings outbound) {
 
-    /** Settings that keep audit entries {@link dev.tickwheel.server.AuditService#DEFAULT_RETENTION}, without secret keys. */
+    /**
+     * Settings that keep audit entries {@link dev.tickwheel.server.AuditService#DEFAULT_RETENTION}, without secret keys,
+     * with the default outbound guard ({@link OutboundSettings#DEFAULTS}: on for a non-loopback host).
+     */
     public ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, Duration leaseTtl, Duration leaseRenew,
                           Duration loaderPeriod, Duration loadWindow, Duration armHorizon, Duration storeTimeout,
                           DispatchSettings dispatch, boolean demo, RetentionPurge.Settings retention,
                           AlertSettings alerts, String publicUrl) {
         this(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon, storeTimeout, dispatch,
                 demo, retention, alerts, publicUrl, dev.tickwheel.server.AuditService.DEFAULT_RETENTION,
-                SecretKeys.NONE);
+                SecretKeys.NONE, OutboundSettings.DEFAULTS);
     }
 
     public ServerSettings {
@@ -63,6 +68,18 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
         Objects.requireNonNull(alerts, "alerts");
         Objects.requireNonNull(auditRetention, "auditRetention");
         Objects.requireNonNull(secretKeys, "secretKeys");
+        Objects.requireNonNull(outbound, "outbound");
+    }
+
+    /** These settings with {@code newOutbound} as the outbound guard's. */
+    public ServerSettings withOutbound(OutboundSettings newOutbound) {
+        return new ServerSettings(api, dbUrl, nodeId, leaseTtl, leaseRenew, loaderPeriod, loadWindow, armHorizon,
+                storeTimeout, dispatch, demo, retention, alerts, publicUrl, auditRetention, secretKeys, newOutbound);
+    }
+
+    /** The outbound guard of webhook and alert calls these settings describe. */
+    public OutboundGuard outboundGuard() {
+        return outbound.guard(api);
     }
 
     /** The engine builder these settings describe. */
@@ -72,7 +89,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 .armHorizon(armHorizon).storeTimeout(storeTimeout).retention(retention)
                 .auditRetention(auditRetention);
         nodeId.ifPresent(builder::nodeId);
-        builder.alerts(alerts).secretKeys(secretKeys);
+        builder.alerts(alerts).secretKeys(secretKeys).outboundGuard(outboundGuard());
         if (publicUrl != null) {
             builder.callbackBaseUrl(publicUrl); // checks it; the application sets it again once it listens
         }
@@ -97,6 +114,7 @@ public record ServerSettings(ApiSettings api, String dbUrl, OptionalInt nodeId, 
                 + " public-url=" + (publicUrl == null ? "default" : publicUrl)
                 + " open-health=" + api.openHealth() + " audit-retention-days=" + auditRetention.toDays()
                 + " secret-key=" + secretKeys.currentKeyId().map(id -> "key id " + id).orElse("none")
-                + " previous-secret-keys=" + secretKeys.previousKeyIds(); // key ids, never keys
+                + " previous-secret-keys=" + secretKeys.previousKeyIds() // key ids, never keys
+                + " " + outbound.describe(api);
     }
 }

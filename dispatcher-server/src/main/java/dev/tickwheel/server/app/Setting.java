@@ -73,6 +73,11 @@ public enum Setting {
     ALERT_MIN_INTERVAL_MS("alert-min-interval-ms", Long.toString(AlertSettings.DEFAULT_MIN_INTERVAL.toMillis()),
             "at most one alert per job and kind this often (5 minutes); the ones in between are counted and the"
             + " next alert says how many; 0 = no limit"),
+    OUTBOUND_GUARD("outbound-guard", "auto", "auto, on or off: whether webhook and alert calls are refused"
+            + " loopback, link-local, private, CGNAT, multicast and cloud metadata addresses (checked on the address"
+            + " connected to, and when a job is created or changed); auto = on when --host is not loopback"),
+    ALLOW_TARGETS("allow-targets", "", "comma-separated CIDR blocks, addresses and host patterns the outbound guard"
+            + " lets through, e.g. 10.1.0.0/16,hooks.internal.example.com,*.svc.cluster.local; empty = none"),
     PUBLIC_URL("public-url", "", "the URL targets reach this server at (scheme, host, port, path prefix; behind a"
             + " proxy, the proxy's): callback URLs of jobs with completion CALLBACK start with it; empty ="
             + " http://<host>:<port>, with this machine's name for a wildcard host"),

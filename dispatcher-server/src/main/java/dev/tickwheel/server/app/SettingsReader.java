@@ -3,6 +3,7 @@ package dev.tickwheel.server.app;
 import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.server.TickwheelServer;
 import dev.tickwheel.server.api.ApiSettings;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import dev.tickwheel.server.job.JobOperations;
 import dev.tickwheel.server.schedule.RetentionPurge;
 import dev.tickwheel.server.store.SecretKeys;
@@ -121,7 +122,8 @@ public final class SettingsReader {
                     retention(values, sources), alerts(values, sources), publicUrl(values, sources),
                     Duration.ofDays(inRange(values, sources, Setting.AUDIT_RETENTION_DAYS, 1,
                             JobOperations.MAX_RETENTION_DAYS)),
-                    secretKeys(values, sources));
+                    secretKeys(values, sources), outbound(values, sources));
+            checkAlertUrl(settings, sources);
             settings.engineBuilder().build(); // cross-field checks (load window > loader period, ranges, URL)
             return settings;
         } catch (InvalidSettingException e) {
@@ -160,6 +162,33 @@ public final class SettingsReader {
                     ? Setting.PREVIOUS_SECRET_KEYS : Setting.SECRET_KEY;
             throw new InvalidSettingException(e.getMessage() + " (from " + sources.get(which) + ")");
         }
+    }
+
+    /** The outbound guard's mode and allow-list, each checked so that an error names its setting and source. */
+    private static OutboundSettings outbound(Map<Setting, String> values, Map<Setting, String> sources) {
+        OutboundSettings.Mode mode;
+        try {
+            mode = OutboundSettings.Mode.parse(values.get(Setting.OUTBOUND_GUARD));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException(e.getMessage() + " (from " + sources.get(Setting.OUTBOUND_GUARD) + ")");
+        }
+        List<String> allowed = Arrays.stream(values.get(Setting.ALLOW_TARGETS).split(",")).map(String::strip)
+                .filter(entry -> !entry.isEmpty()).toList();
+        try {
+            OutboundGuard.builder().allowAll(allowed); // checks every entry
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException("allow-targets: " + e.getMessage() + " (from "
+                    + sources.get(Setting.ALLOW_TARGETS) + ")");
+        }
+        return new OutboundSettings(mode, allowed);
+    }
+
+    /** A server-wide alert URL the outbound guard refuses is a start error, in one line. */
+    private static void checkAlertUrl(ServerSettings settings, Map<Setting, String> sources) {
+        settings.outboundGuard().check(settings.alerts().url()).ifPresent(refusal -> {
+            throw new InvalidSettingException("alert-url: " + refusal.message() + " (from "
+                    + sources.get(Setting.ALERT_URL) + ")");
+        });
     }
 
     /** The alert settings, each value checked by itself so that an error names its setting and source. */

@@ -131,7 +131,11 @@ public final class TickwheelApplication implements AutoCloseable {
     }
 
     private String reachableHost() {
-        String host = settings.api().host();
+        return reachableHost(settings.api().host());
+    }
+
+    /** The host this machine reaches a server bound to {@code host} at: 127.0.0.1 for a wildcard. */
+    static String reachableHost(String host) {
         if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
             return "127.0.0.1";
         }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.api;
 
+import dev.tickwheel.server.RefusedTargetException;
 import dev.tickwheel.server.api.dto.ErrorResponse;
 import dev.tickwheel.server.store.StoreException;
 import dev.tickwheel.time.InvalidTimeExpressionException;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns every exception a handler throws into a JSON answer {@code {"error", "message", "field"}}: an
  * {@link ApiException} as it says, an invalid schedule as 400 {@code invalid_schedule} naming {@code schedule.<field>},
+ * a URL the outbound guard refuses as 400 {@code invalid_target} naming {@code target.url} or {@code alertUrl},
  * a store failure as 503, anything else as 500 (logged; a client input that reaches this branch is a bug). No message
  * names a Java class or carries an exception's text other than our own validation messages.
  *
@@ -39,6 +41,9 @@ final class ErrorResponder {
         } else if (e instanceof InvalidTimeExpressionException schedule) {
             String field = "schedule." + WIRE_FIELDS.getOrDefault(schedule.field(), schedule.field());
             send(ctx, 400, "invalid_schedule", "field '" + field + "': " + schedule.getMessage(), field);
+        } else if (e instanceof RefusedTargetException refused) {
+            // The outbound guard: the message names the field, the address, its range and the setting that allows it.
+            send(ctx, 400, "invalid_target", refused.getMessage(), refused.field());
         } else if (e instanceof StoreException) {
             log.warn("store failure answering {} {}: {}", ctx.method(), ctx.path(), e.toString());
             send(ctx, 503, "store_unavailable", "the store could not complete the request; try again later");

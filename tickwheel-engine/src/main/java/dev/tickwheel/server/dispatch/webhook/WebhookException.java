@@ -26,6 +26,11 @@ public final class WebhookException extends Exception {
         EXCHANGE,
         /** The URL cannot be called; nothing was sent. */
         INVALID_URL,
+        /**
+         * The outbound guard refused every address of the target as the connection was to be opened; nothing was
+         * sent. The message names the address, the host and the refused range.
+         */
+        REFUSED,
         /** The invoker was closed before the call ended; the target may or may not have received it. */
         CLOSED
     }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.dispatch.webhook;
 
+import dev.tickwheel.server.dispatch.guard.RefusedAddressException;
 import dev.tickwheel.server.dispatch.webhook.WebhookException.Reason;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -72,7 +73,11 @@ final class WebhookFailures {
         Throwable cause = unwrap(failure);
         Reason reason = Reason.EXCHANGE;
         String what;
-        if (cause instanceof UnknownHostException) {
+        if (cause instanceof RefusedAddressException refused) {
+            // Nothing was sent: said the way invalidUrl says it, with the guard's own sentence.
+            return new WebhookException("webhook " + url + " not called: " + refused.getMessage(), Reason.REFUSED, 0,
+                    "", null);
+        } else if (cause instanceof UnknownHostException) {
             reason = Reason.CONNECT;
             what = "could not connect: unknown host " + cause.getMessage();
         } else if (cause instanceof ConnectException

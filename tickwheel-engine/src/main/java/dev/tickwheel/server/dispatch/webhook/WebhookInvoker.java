@@ -2,6 +2,7 @@ package dev.tickwheel.server.dispatch.webhook;
 
 import dev.tickwheel.server.dispatch.TargetInvoker;
 import dev.tickwheel.server.dispatch.JobContext;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
@@ -64,7 +65,8 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
 
     private WebhookInvoker(Builder config) {
         this.json = config.json;
-        this.transport = new WebhookTransport(config.settings(), new WebhookSigner(config.clock));
+        this.transport = new WebhookTransport(config.settings(), new WebhookSigner(config.clock), "webhook",
+                config.guard);
     }
 
     public static Builder builder() {
@@ -175,6 +177,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
         private int ioThreads = DEFAULT_IO_THREADS;
         private ObjectMapper json = new ObjectMapper();
         private Clock clock = Clock.systemUTC();
+        private OutboundGuard guard = OutboundGuard.OFF;
 
         private Builder() {
         }
@@ -221,6 +224,15 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
             return this;
         }
 
+        /**
+         * Which addresses calls may reach ({@link OutboundGuard}), judged as each connection opens; default
+         * {@link OutboundGuard#OFF}.
+         */
+        public Builder outboundGuard(OutboundGuard guard) {
+            this.guard = Objects.requireNonNull(guard, "guard");
+            return this;
+        }
+
         /** Builds the invoker and starts its threads; logs the effective configuration once. */
         public WebhookInvoker build() {
             if (maxConnectionsPerHost > maxConnections) {
@@ -228,7 +240,7 @@ public final class WebhookInvoker implements TargetInvoker, AutoCloseable {
                         + ") must not exceed maxConnections (" + maxConnections + ")");
             }
             WebhookInvoker invoker = new WebhookInvoker(this);
-            log.info("webhook client: {}", settings());
+            log.info("webhook client: {}, outbound guard {}", settings(), guard);
             return invoker;
         }
 

@@ -1,6 +1,7 @@
 package dev.tickwheel.server.dispatch.webhook;
 
 import dev.tickwheel.concurrent.NamedThreadFactory;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 
 import dev.tickwheel.timer.HashedWheelTimer;
 import dev.tickwheel.timer.TimerFuture;
@@ -40,7 +41,11 @@ import org.slf4j.LoggerFactory;
  * <p>What it sets up, and why:
  * <ul>
  *   <li>HTTP/1.1 only ({@link HttpVersionPolicy#FORCE_HTTP_1}): no h2c upgrade on {@code http}, no h2 by ALPN on
- *       {@code https}. No automatic retries, redirects, cookies or authentication: a webhook call is one POST.</li>
+ *       {@code https}. No automatic retries, redirects, cookies or authentication: a webhook call is one POST. A 3xx
+ *       answer is a failed call like any other non-2xx; its {@code Location} is never called.</li>
+ *   <li>With the {@link OutboundGuard} on, the pool's resolver is {@link GuardedDnsResolver}: each new connection
+ *       goes only to an address the guard allows, judged as it is opened; a host with none fails the call
+ *       ({@link WebhookException.Reason#REFUSED}). No proxy is used, so the address judged is the peer's.</li>
  *   <li>A strict pool ({@link PoolConcurrencyPolicy#STRICT}) with a total and a per-host limit; last-used first
  *       ({@link PoolReusePolicy#LIFO}), so surplus connections stay idle and get evicted.</li>
  *   <li>Idle eviction: {@link IdleCappedKeepAlive} makes a connection expire after the idle-eviction time (the pool
@@ -86,19 +91,21 @@ public final class WebhookTransport implements AutoCloseable {
     private final java.util.concurrent.ConcurrentHashMap<Long, RequestConfig> requestConfigs =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** @param signer signs the calls that {@link #postJson} is given a secret for */
-    public WebhookTransport(TransportSettings settings, WebhookSigner signer) {
-        this(settings, signer, "webhook");
-    }
-
     /**
      * @param signer     signs the calls that {@link #postJson} is given a secret for
      * @param threadRole names the threads, {@code tickwheel-<role>-io-<n>} and {@code tickwheel-<role>-deadline-1},
      *                   so that two transports (instance calls, alerts) tell apart in a thread dump
+     * @param guard      judges the address of every new connection ({@link GuardedDnsResolver}) unless it is
+     *                   {@link OutboundGuard#OFF}
      */
-    public WebhookTransport(TransportSettings settings, WebhookSigner signer, String threadRole) {
+    public WebhookTransport(TransportSettings settings, WebhookSigner signer, String threadRole,
+                            OutboundGuard guard) {
         this.signer = Objects.requireNonNull(signer, "signer");
-        pool = PoolingAsyncClientConnectionManagerBuilder.create()
+        PoolingAsyncClientConnectionManagerBuilder poolBuilder = PoolingAsyncClientConnectionManagerBuilder.create();
+        if (guard.enabled()) {
+            poolBuilder.setDnsResolver(new GuardedDnsResolver(guard));
+        }
+        pool = poolBuilder
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
                 .setConnPoolPolicy(PoolReusePolicy.LIFO)
                 .setMaxConnTotal(settings.maxConnections())

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.server.dispatch.guard.OutboundGuard;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.dispatch.webhook.SignatureOracle;
 import dev.tickwheel.server.dispatch.webhook.TransportSettings;
@@ -39,7 +40,8 @@ class AlertDeliveryTest {
     private final AlertFixtures.ManualWorker worker = new AlertFixtures.ManualWorker();
     private final AlertFixtures.Outcomes outcomes = new AlertFixtures.Outcomes();
     private final WebhookTransport transport = new WebhookTransport(
-            new TransportSettings(4, 4, Duration.ofSeconds(2), Duration.ofSeconds(5), 1), new WebhookSigner(clock));
+            new TransportSettings(4, 4, Duration.ofSeconds(2), Duration.ofSeconds(5), 1), new WebhookSigner(clock),
+            "webhook", OutboundGuard.OFF);
 
     @AfterEach
     void closeTransport() {
