@@ -1,23 +1,34 @@
-// The console's HTTP client: JSON in and out, the bearer token on every call, and what a 400 names.
+// The console's HTTP client: JSON in and out, the bearer token on every call, and what a 400 names. A 401 is handed to
+// whoever listens (login.js, which shows the login state); a 403 is hinted at in the header.
 'use strict';
 
 const TOKEN_KEY = 'tickwheel-token';
 
-const tokenInput = document.getElementById('token');
 const tokenHint = document.getElementById('token-hint');
-tokenInput.value = sessionStorage.getItem(TOKEN_KEY) || '';
-tokenInput.form.addEventListener('submit', (event) => event.preventDefault()); // Enter in the field submits nothing
-tokenInput.addEventListener('input', () => sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()));
+let unauthorized = () => {};
+
+/** The token of this browser tab (sessionStorage), or '' for none. */
+export function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || '';
+}
+
+/** Keeps the token for this tab; '' or null forgets it. */
+export function setToken(value) {
+  if (value) sessionStorage.setItem(TOKEN_KEY, value);
+  else sessionStorage.removeItem(TOKEN_KEY);
+  jobNames.clear(); // another token may see other jobs
+}
+
+/** handler({status, ok, body}) runs on every 401 answer of call() (not on a login attempt's). */
+export function onUnauthorized(handler) {
+  unauthorized = handler;
+}
 
 function showTokenHint(text) {
   tokenHint.textContent = text || '';
   tokenHint.hidden = !text;
 }
 
-/**
- * Calls the API; never throws. Answers {status, ok, body}: body is the parsed JSON, or {message} for a body that is
- * not JSON, or null for none. status 0 means the server could not be reached.
- */
 /**
  * Where the API is: the directory of this page, "/" on the standalone server, "/tickwheel/" (say) where an application
  * mounts the API and console under a path. Every call's absolute API path is taken below it.
@@ -29,10 +40,19 @@ export function url(path) {
   return BASE + path.replace(/^\//, '');
 }
 
-export async function call(method, path, body) {
-  const headers = {};
-  const token = tokenInput.value.trim();
-  if (token) headers.Authorization = 'Bearer ' + token;
+/** The Authorization header of the tab's token (or of the one given), {} for none. */
+export function authHeaders(given = token()) {
+  return given ? { Authorization: 'Bearer ' + given } : {};
+}
+
+/**
+ * Calls the API; never throws. Answers {status, ok, body}: body is the parsed JSON, or {message} for a body that is
+ * not JSON, or null for none. status 0 means the server could not be reached. options.token sends that token instead
+ * of the tab's and leaves the 401 to the caller (a login attempt).
+ */
+export async function call(method, path, body, options = {}) {
+  const trying = options.token !== undefined;
+  const headers = authHeaders(trying ? options.token : token());
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
   try {
@@ -47,14 +67,14 @@ export async function call(method, path, body) {
   } catch (e) {
     parsed = { message: text };
   }
-  if (response.status === 401) {
-    showTokenHint(token ? 'this server needs a token: the one given was refused' : 'this server needs a token');
-  } else if (response.status === 403) {
+  const reply = { status: response.status, ok: response.ok, body: parsed };
+  if (response.status === 403) {
     showTokenHint('this token\'s role or namespace does not allow that');
   } else if (response.ok) {
     showTokenHint(null);
   }
-  return { status: response.status, ok: response.ok, body: parsed };
+  if (response.status === 401 && !trying) unauthorized(reply);
+  return reply;
 }
 
 /** GET that throws on anything but 2xx, with the server's message: for views that cannot render without it. */
@@ -66,8 +86,7 @@ export async function read(path) {
 
 /** The text to show for a failed reply. */
 export function messageOf(reply) {
-  const message = reply.body && reply.body.message ? reply.body.message : 'HTTP ' + reply.status;
-  return reply.status === 401 ? message + ' (enter the server\'s token at the top right)' : message;
+  return reply.body && reply.body.message ? reply.body.message : 'HTTP ' + reply.status;
 }
 
 /**

@@ -5,6 +5,8 @@
 
 import { addRoute, start } from './router.js';
 import { call } from './api.js';
+import { begin } from './login.js';
+import { caller, mayAdmin, ofEveryNamespace } from './session.js';
 import * as overview from './overview.js';
 import * as jobs from './jobs.js';
 import * as jobForm from './job-form.js';
@@ -14,28 +16,45 @@ import * as workflows from './workflows.js';
 
 const HEALTH_MS = 5000;
 
+/**
+ * render, for a caller allowed(); any other sees a page saying why, not the server's 403: the navigation shows no
+ * link to it, but an address typed or kept still leads there.
+ */
+function only(allowed, title, why, render) {
+  return (ctx, ...args) => (allowed() ? render(ctx, ...args) : ctx.refused(title, why(), '#/', 'Overview'));
+}
+
+const everyNamespace = (title, render) => only(ofEveryNamespace, title, () => title + ' need a token of every'
+  + ' namespace; this one is of namespace "' + caller().namespace + '".', render);
+const admin = (title, render) => only(mayAdmin, title, () => title + ' needs an ADMIN token; this one has role '
+  + caller().role + '.', render);
+
 addRoute(/^\/$/, overview.render);
 addRoute(/^\/jobs$/, jobs.renderList);
-addRoute(/^\/jobs\/new$/, (ctx, query) => jobForm.render(ctx, query, null));
-addRoute(/^\/jobs\/(\d+)\/edit$/, jobForm.render);
+addRoute(/^\/jobs\/new$/, admin('Creating a job', (ctx, query) => jobForm.render(ctx, query, null)));
+addRoute(/^\/jobs\/(\d+)\/edit$/, admin('Editing a job', jobForm.render));
 addRoute(/^\/jobs\/(\d+)$/, jobs.renderJob);
 addRoute(/^\/instances$/, instances.renderHistory);
 addRoute(/^\/instances\/(\d+)$/, instances.renderInstance);
-addRoute(/^\/pools$/, pools.renderList);
-addRoute(/^\/workflows$/, workflows.renderList);
-addRoute(/^\/workflows\/new$/, workflows.renderNew);
-addRoute(/^\/workflows\/(\d+)$/, workflows.renderWorkflow);
-addRoute(/^\/workflow-runs\/(\d+)$/, workflows.renderRun);
+addRoute(/^\/pools$/, everyNamespace('Pools', pools.renderList));
+addRoute(/^\/workflows$/, everyNamespace('Workflows', workflows.renderList));
+addRoute(/^\/workflows\/new$/, everyNamespace('Workflows', admin('Creating a workflow', workflows.renderNew)));
+addRoute(/^\/workflows\/(\d+)$/, everyNamespace('Workflows', workflows.renderWorkflow));
+addRoute(/^\/workflow-runs\/(\d+)$/, everyNamespace('Workflows', workflows.renderRun));
+// Pages of admins only, loaded when first opened: every other page load is spared their files.
+addRoute(/^\/tokens$/, admin('The tokens page', async (...args) => (await import('./tokens.js')).renderList(...args)));
+addRoute(/^\/audit$/, admin('The audit trail', async (...args) => (await import('./audit.js')).renderList(...args)));
 
 async function refreshHealth() {
   const { status, body } = await call('GET', '/health');
   const badge = document.getElementById('health');
-  badge.textContent = status === 200 ? 'UP' : status === 0 ? 'unreachable' : 'DOWN';
+  badge.textContent = status === 200 ? 'UP' : status === 0 ? 'unreachable' : status === 401 ? 'needs a token' : 'DOWN';
   badge.className = 'badge ' + (status === 200 ? 'up' : 'down');
   badge.title = body && body.store ? 'store ' + body.store + ', wheels ' + body.wheels : '';
   document.getElementById('updated').textContent = 'checked ' + new Date().toLocaleTimeString();
 }
 
+await begin();
 refreshHealth();
 setInterval(refreshHealth, HEALTH_MS);
 start();

@@ -1,17 +1,20 @@
 // #/instances?jobId=&status=&from=&to=&cursor= (history, latest first, filters kept in the hash so that a link
 // reproduces the view; "rerun matching" reruns the finished ones the filters match, after a confirmation that states
 // how many) and #/instances/<id> (every field, the attempts, the error, Cancel while WAITING, Rerun once finished).
+// Cancel and the reruns are drawn for an OPERATE or ADMIN token only; a token of every namespace filters by namespace.
 'use strict';
 
 import { el, fill, timeEl, durationText, statusEl, jsonText, toLocalInput, fromLocalInput } from './dom.js';
 import { call, read, messageOf, errorField, withQuery, jobName } from './api.js';
 import { go, notify } from './router.js';
+import { mayOperate, ofEveryNamespace } from './session.js';
+import { namespaceNames, namespaceSelect } from './namespaces.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 const STATUSES = ['WAITING', 'DISPATCHING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED'];
 const UNFINISHED = new Set(['WAITING', 'DISPATCHING']);
-const FILTERS = ['jobId', 'key', 'status', 'from', 'to'];
+const FILTERS = ['jobId', 'key', 'status', 'from', 'to', 'namespace'];
 
 function instanceHash(id) {
   return '#/instances/' + encodeURIComponent(id);
@@ -63,7 +66,8 @@ async function resolveJob(raw) {
     : 'no job name contains "' + textValue + '"' };
 }
 
-function filterForm(query, onApply) {
+/** namespaces: the names of the namespace filter, or null for none (a token of one namespace). */
+function filterForm(query, namespaces, onApply) {
   const options = el('datalist', { id: 'job-options' });
   const job = el('input', { name: 'job', list: 'job-options', value: query.jobId || '', size: 22,
     placeholder: 'job id or name', autocomplete: 'off' });
@@ -74,7 +78,9 @@ function filterForm(query, onApply) {
     STATUSES.map((s) => el('option', { value: s, selected: s === (query.status || '').toUpperCase() }, s)));
   const from = el('input', { name: 'from', type: 'datetime-local', step: 1, value: toLocalInput(query.from) });
   const to = el('input', { name: 'to', type: 'datetime-local', step: 1, value: toLocalInput(query.to) });
-  const errors = Object.fromEntries(['jobId', 'key', 'status', 'from', 'to'].map((f) =>
+  const namespace = namespaces && namespaceSelect({ name: 'namespace' }, namespaces, query.namespace || '',
+    'every namespace');
+  const errors = Object.fromEntries(FILTERS.map((f) =>
     [f, el('span', { class: 'field-error', 'data-error-for': f })]));
   const choices = el('div', { class: 'choices' });
   const form = el('form', { id: 'history-filters', class: 'filters' },
@@ -83,6 +89,7 @@ function filterForm(query, onApply) {
     el('label', {}, 'status ', status, errors.status),
     el('label', {}, 'from ', from, errors.from),
     el('label', {}, 'to ', to, errors.to),
+    namespace ? el('label', {}, 'namespace ', namespace, errors.namespace) : null,
     el('button', { type: 'submit', class: 'primary', id: 'apply-filters' }, 'Apply'),
     el('a', { class: 'button', href: '#/instances' }, 'Clear'),
     el('span', { class: 'muted' }, 'times in your browser\'s zone'),
@@ -112,9 +119,10 @@ function filterForm(query, onApply) {
       return;
     }
     onApply({ jobId: resolved.jobId, key: key.value, status: status.value, from: fromLocalInput(from.value),
-      to: fromLocalInput(to.value) });
+      to: fromLocalInput(to.value), namespace: namespace ? namespace.value : '' });
   });
   status.addEventListener('change', () => form.requestSubmit());
+  if (namespace) namespace.addEventListener('change', () => form.requestSubmit());
   return { form, showError: (field, message) => {
     const slot = errors[field] || null;
     if (slot) slot.textContent = message;
@@ -129,11 +137,13 @@ export async function renderHistory(ctx, query) {
   const paging = el('div', { class: 'paging' });
   const summary = el('span', { class: 'muted' });
   const problem = el('p', { class: 'message error', hidden: true });
-  const { form, showError } = filterForm(query, (applied) => go(withQuery('#/instances', applied)));
+  const names = ofEveryNamespace() ? await namespaceNames() : null;
+  if (!ctx.alive()) return;
+  const { form, showError } = filterForm(query, names, (applied) => go(withQuery('#/instances', applied)));
   fill(ctx.root,
     el('div', { class: 'toolbar' }, el('h2', {}, 'Instance history'),
       el('span', { class: 'muted' }, cursor ? 'older page' : 'latest first, refreshed every ' + REFRESH_MS / 1000 + ' s')),
-    form, bulkRerun(filters), problem,
+    form, mayOperate() ? bulkRerun(filters) : null, problem,
     el('table', { id: 'instances' },
       el('thead', {}, el('tr', {}, ['id', 'job', 'status', 'expected', 'actual', 'lateness', 'attempt', 'node']
         .map((h) => el('th', {}, h)))),
@@ -203,6 +213,11 @@ function bulkRerun(filters) {
       notify('rerun: a key names one instance; rerun it from its page', 'error');
       return;
     }
+    if (filters.namespace) {
+      notify('rerun: the server reruns by job, status and time, not by namespace; clear the namespace filter or'
+        + ' pick a job', 'error');
+      return;
+    }
     const dry = await call('POST', '/api/instances/rerun', { ...body, dryRun: true });
     if (!dry.ok) { failed(dry); return; }
     const count = dry.body.matched + (dry.body.more ? '+' : '');
@@ -254,9 +269,9 @@ export async function renderInstance(ctx, query, id) {
     fill(ctx.root,
       el('div', { class: 'toolbar' },
         el('h2', {}, 'Instance ', el('span', { id: 'instance-id' }, i.id), ' ', el('span', { id: 'instance-status' }, statusEl(i.status))),
-        i.status === 'WAITING' ? el('button', { type: 'button', id: 'cancel-instance', class: 'danger',
+        i.status === 'WAITING' && mayOperate() ? el('button', { type: 'button', id: 'cancel-instance', class: 'danger',
           onclick: (e) => cancel(e.currentTarget) }, 'Cancel') : null,
-        UNFINISHED.has(i.status) ? null : el('button', { type: 'button', id: 'rerun-instance',
+        UNFINISHED.has(i.status) || !mayOperate() ? null : el('button', { type: 'button', id: 'rerun-instance',
           onclick: (e) => rerun(e.currentTarget) }, 'Rerun'),
         el('a', { class: 'button', href: withQuery('#/instances', { jobId: i.jobId }) }, 'history of this job')),
       el('dl', { class: 'fields' },
@@ -268,7 +283,9 @@ export async function renderInstance(ctx, query, id) {
         el('dt', {}, 'rerun of'), el('dd', { class: 'rerun-of' }, i.rerunOf == null ? '—'
           : el('a', { href: instanceHash(i.rerunOf) }, i.rerunOf)),
         i.workflowRunId == null ? null : [el('dt', {}, 'workflow run'), el('dd', { class: 'workflow-run' },
-          el('a', { href: '#/workflow-runs/' + encodeURIComponent(i.workflowRunId) }, i.workflowRunId),
+          ofEveryNamespace() // a token of one namespace cannot open a workflow run
+            ? el('a', { href: '#/workflow-runs/' + encodeURIComponent(i.workflowRunId) }, i.workflowRunId)
+            : i.workflowRunId,
           ' node ', el('span', { class: 'workflow-node' }, i.workflowNode))],
         el('dt', {}, 'scheduled'), el('dd', {}, i.scheduledTriggerTime ? timeEl(i.scheduledTriggerTime) : 'on demand (run now)'),
         el('dt', {}, 'expected'), el('dd', { class: 'expected' }, timeEl(i.expectedTriggerTime)),

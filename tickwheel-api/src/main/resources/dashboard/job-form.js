@@ -1,12 +1,17 @@
 // #/jobs/new and #/jobs/<id>/edit: every field of the API's JobRequest. Inputs are named by their JSON path
 // ("schedule.expression", "retry.maxAttempts"), which is also what a 400 names, so the server's message is shown next
-// to the input it is about. An empty input is left out of the JSON: the server's default applies.
+// to the input it is about. An empty input is left out of the JSON: the server's default applies. A token of every
+// namespace picks the new job's namespace ("default" first); a token of one namespace creates jobs in its own.
 'use strict';
 
 import { el, fill, toLocalInput, fromLocalInput } from './dom.js';
 import { call, messageOf, errorField } from './api.js';
 import { go } from './router.js';
 import { numberOrText } from './jobs.js';
+import { ofEveryNamespace } from './session.js';
+import { namespaceNames, namespaceSelect } from './namespaces.js';
+
+const DEFAULT_NAMESPACE = 'default';
 
 const SCHEDULE_TYPES = ['CRON', 'FIXED_RATE', 'FIXED_DELAY', 'ONE_SHOT', 'API'];
 /** The window and jitter fields, and the job's calendar, apply to these types only (ScheduleWindow). */
@@ -45,11 +50,15 @@ function select(name, options, blankLabel) {
     options.map((o) => el('option', { value: o }, o)));
 }
 
-function buildForm(editing) {
+/** namespaces: the names to pick the job's namespace from, or null for no namespace input (a token of one). */
+function buildForm(editing, namespaces) {
   return el('form', { id: 'job-form', novalidate: true },
     el('div', { id: 'form-error', class: 'message error', hidden: true }),
     el('fieldset', {}, el('legend', {}, 'Job'),
       row('name', text('name', { required: true, maxlength: 200, size: 40 })),
+      namespaces ? row('namespace', namespaceSelect({ id: 'f-namespace', name: 'namespace', disabled: !!editing },
+        namespaces, DEFAULT_NAMESPACE), editing ? 'a job\'s namespace cannot change' : 'where the job and its instances'
+        + ' belong: only tokens of this namespace (or of every one) see them') : null,
       row('enabled', el('input', { id: 'f-enabled', name: 'enabled', type: 'checkbox', checked: true }))),
     el('fieldset', {}, el('legend', {}, 'Schedule'),
       row('type', select('schedule.type', SCHEDULE_TYPES)),
@@ -131,6 +140,11 @@ function showRelevant(form) {
 function populate(form, job) {
   const set = (name, value) => { input(form, name).value = value === null || value === undefined ? '' : String(value); };
   set('name', job.name);
+  if (input(form, 'namespace') && job.namespace) {
+    const select = input(form, 'namespace');
+    if (![...select.options].some((o) => o.value === job.namespace)) select.append(el('option', {}, job.namespace));
+    set('namespace', job.namespace);
+  }
   input(form, 'enabled').checked = job.enabled;
   const s = job.schedule;
   set('schedule.type', s.type);
@@ -178,6 +192,7 @@ function requestOf(form, editing) {
   };
   const body = { enabled: input(form, 'enabled').checked };
   put(body, 'name', 'name');
+  if (!editing && input(form, 'namespace')) put(body, 'namespace', 'namespace');
   const type = value('schedule.type');
   const schedule = { type };
   for (const field of SCHEDULE_FIELDS[type]) {
@@ -258,7 +273,9 @@ function showError(form, field, message) {
 
 export async function render(ctx, query, id) {
   const editing = id || null;
-  const form = buildForm(editing);
+  const namespaces = ofEveryNamespace() ? await namespaceNames() : null;
+  if (!ctx.alive()) return;
+  const form = buildForm(editing, namespaces);
   let job = null;
   if (editing) {
     const reply = await call('GET', '/api/jobs/' + encodeURIComponent(editing));

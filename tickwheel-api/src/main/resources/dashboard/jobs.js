@@ -1,10 +1,14 @@
 // #/jobs (the list: search by name, cursor paging, per-row actions) and #/jobs/<id> (one job, its actions and its
-// latest instances). Actions: enable/disable, edit, delete (asks to confirm), run now with params and a delay.
+// latest instances). Actions: enable/disable, edit, delete (asks to confirm), run now with params and a delay; each
+// drawn only for a role that may use it (session.js). A token of every namespace filters the list by namespace.
 'use strict';
 
 import { el, fill, timeEl, scheduleSummary, targetSummary, jsonText, durationText, statusEl } from './dom.js';
 import { call, read, messageOf, errorField, withQuery, rememberJobName } from './api.js';
 import { go, notify } from './router.js';
+import { mayOperate, mayAdmin, ofEveryNamespace } from './session.js';
+import { deleteButton } from './delete-button.js';
+import { namespaceNames, namespaceSelect } from './namespaces.js';
 
 const PAGE_SIZE = 50;
 const SEARCH_DEBOUNCE_MS = 250;
@@ -78,10 +82,15 @@ export function numberOrText(raw) {
   return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text;
 }
 
-/** Buttons acting on one job; onChange(job) after enable/disable, onDeleted() after a delete. */
+/**
+ * Buttons acting on one job, those the role may use: enable/disable and run (OPERATE), edit and delete (ADMIN), history
+ * (any); onChange(job) after enable/disable, onDeleted() after a delete.
+ */
 function actions(job, { onChange, onDeleted, onRun }) {
   const action = job.enabled ? 'disable' : 'enable';
-  const toggle = el('button', { type: 'button', class: 'toggle', onclick: async () => {
+  const operate = mayOperate();
+  const admin = mayAdmin();
+  const toggle = !operate ? null : el('button', { type: 'button', class: 'toggle', onclick: async () => {
     const reply = await call('POST', '/api/jobs/' + encodeURIComponent(job.id) + '/' + action);
     if (reply.ok) {
       notify('job "' + reply.body.name + '" ' + action + 'd', 'ok');
@@ -90,24 +99,14 @@ function actions(job, { onChange, onDeleted, onRun }) {
       notify(action + ' failed: ' + messageOf(reply), 'error');
     }
   } }, action);
-  const remove = el('span', { class: 'delete-box' });
-  const askDelete = () => fill(remove,
-    el('button', { type: 'button', class: 'confirm-delete danger', onclick: async () => {
-      const reply = await call('DELETE', '/api/jobs/' + encodeURIComponent(job.id));
-      if (reply.ok) {
-        notify('job "' + job.name + '" deleted; its waiting instances were cancelled', 'ok');
-        onDeleted();
-      } else {
-        notify('delete failed: ' + messageOf(reply), 'error');
-        showDelete();
-      }
-    } }, 'delete "' + job.name + '"?'),
-    el('button', { type: 'button', class: 'keep', onclick: () => showDelete() }, 'keep'));
-  const showDelete = () => fill(remove, el('button', { type: 'button', class: 'delete', onclick: askDelete }, 'delete'));
-  showDelete();
+  const remove = !admin ? null : deleteButton('delete', 'delete "' + job.name + '"?',
+    '/api/jobs/' + encodeURIComponent(job.id), () => {
+      notify('job "' + job.name + '" deleted; its waiting instances were cancelled', 'ok');
+      onDeleted();
+    });
   return [toggle,
-    el('a', { class: 'button edit', href: jobHash(job.id, '/edit') }, 'edit'),
-    el('button', { type: 'button', class: 'run', onclick: onRun }, 'run now…'),
+    admin ? el('a', { class: 'button edit', href: jobHash(job.id, '/edit') }, 'edit') : null,
+    operate ? el('button', { type: 'button', class: 'run', onclick: onRun }, 'run now…') : null,
     el('a', { class: 'button history', href: withQuery('#/instances', { jobId: job.id }) }, 'history'),
     remove];
 }
@@ -122,6 +121,7 @@ function jobRow(job) {
   const draw = (current) => fill(row,
     el('td', { class: 'job-name' }, el('a', { href: jobHash(current.id) }, current.name)),
     el('td', { class: 'schedule' }, scheduleSummary(current.schedule)),
+    el('td', { class: 'job-namespace' }, current.namespace),
     el('td', { class: 'target' }, targetSummary(current.target)),
     el('td', { class: 'job-enabled ' + (current.enabled ? 'yes' : 'no') }, current.enabled ? 'yes' : 'no'),
     el('td', { class: 'next-trigger' }, timeEl(current.nextTriggerTime)),
@@ -137,7 +137,7 @@ function jobRow(job) {
           return;
         }
         const formRow = el('tr', { class: 'run-row' });
-        formRow.append(el('td', { colspan: 6 }, runForm(current, () => formRow.remove())));
+        formRow.append(el('td', { colspan: COLUMNS.length }, runForm(current, () => formRow.remove())));
         row.after(formRow);
         formRow.querySelector('textarea').focus();
       },
@@ -146,9 +146,17 @@ function jobRow(job) {
   return row;
 }
 
+const COLUMNS = ['name', 'schedule', 'namespace', 'target', 'enabled', 'next trigger', ''];
+
 export async function renderList(ctx, query) {
+  const namespace = query.namespace || '';
+  const names = ofEveryNamespace() ? await namespaceNames() : null;
+  if (!ctx.alive()) return;
   const search = el('input', { id: 'job-search', type: 'search', name: 'name', value: query.name || '',
     placeholder: 'name contains…', autocomplete: 'off' });
+  const namespaceFilter = names && namespaceSelect({ id: 'namespace-filter', name: 'namespace', title: 'namespace',
+    onchange: (e) => go(withQuery('#/jobs', { name: search.value.trim(), namespace: e.target.value })) },
+    names, namespace, 'every namespace');
   const tbody = el('tbody');
   const paging = el('div', { class: 'paging' });
   const summary = el('span', { class: 'muted' });
@@ -157,9 +165,10 @@ export async function renderList(ctx, query) {
       el('h2', {}, 'Jobs'),
       el('form', { class: 'search', role: 'search', onsubmit: (e) => { e.preventDefault(); searchNow(); } },
         search, el('button', { type: 'submit' }, 'Search')),
-      el('a', { class: 'button primary', id: 'new-job', href: '#/jobs/new' }, 'New job')),
+      namespaceFilter,
+      mayAdmin() ? el('a', { class: 'button primary', id: 'new-job', href: '#/jobs/new' }, 'New job') : null),
     el('table', { id: 'jobs' },
-      el('thead', {}, el('tr', {}, ['name', 'schedule', 'target', 'enabled', 'next trigger', ''].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, COLUMNS.map((h) => el('th', {}, h)))),
       tbody),
     el('div', { class: 'table-footer' }, summary, paging));
 
@@ -167,15 +176,17 @@ export async function renderList(ctx, query) {
   let sequence = 0;
   async function load(name, cursor) {
     const mine = ++sequence;
-    const page = await read(withQuery('/api/jobs', { name, cursor, limit: PAGE_SIZE }));
+    const page = await read(withQuery('/api/jobs', { name, namespace, cursor, limit: PAGE_SIZE }));
     if (!ctx.alive() || mine !== sequence) return;
     fill(tbody, page.items.length ? page.items.map(jobRow)
-      : el('tr', { class: 'empty' }, el('td', { colspan: 6 }, name ? 'No job name contains "' + name + '".' : 'No jobs yet.')));
+      : el('tr', { class: 'empty' }, el('td', { colspan: COLUMNS.length },
+        name ? 'No job name contains "' + name + '".' : 'No jobs yet.')));
     summary.textContent = page.items.length + (page.items.length === 1 ? ' job' : ' jobs') + (cursor ? ' on this page' : '')
       + (page.nextCursor ? ', more on the next page' : '');
     fill(paging,
-      cursor ? el('a', { class: 'button first', href: withQuery('#/jobs', { name }) }, 'First') : null,
-      page.nextCursor ? el('a', { class: 'button next', href: withQuery('#/jobs', { name, cursor: page.nextCursor }) }, 'Next') : null);
+      cursor ? el('a', { class: 'button first', href: withQuery('#/jobs', { name, namespace }) }, 'First') : null,
+      page.nextCursor ? el('a', { class: 'button next',
+        href: withQuery('#/jobs', { name, namespace, cursor: page.nextCursor }) }, 'Next') : null);
     ctx.ready();
   }
 
@@ -186,7 +197,7 @@ export async function renderList(ctx, query) {
     const name = search.value.trim();
     if (name === shownName) return;
     shownName = name;
-    const hash = withQuery('#/jobs', { name });
+    const hash = withQuery('#/jobs', { name, namespace });
     history.replaceState(null, '', hash);
     ctx.hash = hash;
     load(name, null).catch((e) => ctx.fail(e));
@@ -252,6 +263,7 @@ export async function renderJob(ctx, query, id) {
           onChange: draw, onDeleted: () => go('#/jobs', { message: 'job "' + job.name + '" deleted' }), onRun: toggleRun }))),
       definitionList([
         ['id', job.id],
+        ['namespace', job.namespace, 'job-namespace'],
         ['enabled', job.enabled ? 'yes' : 'no', 'job-enabled'],
         ['schedule', scheduleDetails(job.schedule)],
         ['summary', scheduleSummary(job.schedule)],
@@ -282,7 +294,7 @@ export async function renderJob(ctx, query, id) {
       el('a', { class: 'button', href: withQuery('#/instances', { jobId: job.id }) }, 'full history')),
     el('table', { id: 'job-instances' }, el('thead', {}, el('tr', {},
       ['id', 'status', 'expected', 'actual', 'attempt'].map((h) => el('th', {}, h)))), recent)));
-  if (query.run) fill(runBox, runForm(job, () => fill(runBox)));
+  if (query.run && mayOperate()) fill(runBox, runForm(job, () => fill(runBox)));
 
   async function loadRecent() {
     const page = await read(withQuery('/api/instances', { jobId: job.id, limit: 10 }));

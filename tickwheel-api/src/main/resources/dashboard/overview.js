@@ -1,9 +1,10 @@
 // #/ : live figures from /metrics (whole-server counts, never derived from a page of jobs), the fire-lateness
-// histogram and the cluster, redrawn every REFRESH_MS.
+// histogram and the cluster (for a token of every namespace: /api/cluster needs one), redrawn every REFRESH_MS.
 'use strict';
 
 import { el, fill, timeEl } from './dom.js';
-import { call, url } from './api.js';
+import { call, url, authHeaders } from './api.js';
+import { ofEveryNamespace } from './session.js';
 
 const REFRESH_MS = 2000;
 
@@ -85,7 +86,7 @@ export async function render(ctx) {
       return el('div', { class: 'tile' }, el('div', { class: 'label' }, label), value);
     })),
     el('section', {}, el('h2', {}, 'Fire lateness'), histogram),
-    el('section', {}, el('h2', {}, 'Cluster'), el('table', { id: 'cluster' },
+    !ofEveryNamespace() ? null : el('section', {}, el('h2', {}, 'Cluster'), el('table', { id: 'cluster' },
       el('thead', {}, el('tr', {}, ['node', 'host', 'live', 'shards held', 'heartbeat age', 'started', 'epochs']
         .map((h) => el('th', {}, h)))),
       cluster)));
@@ -93,7 +94,8 @@ export async function render(ctx) {
   let lastFired = null;
   let lastAt = null;
   async function refreshMetrics() {
-    const reply = await fetch(url('/metrics'));
+    // Open by default; with --open-health false it needs a token like any read.
+    const reply = await fetch(url('/metrics'), { headers: authHeaders() });
     const samples = parseMetrics(await reply.text());
     if (!ctx.alive()) return;
     const set = (id, value) => { tiles.get(id).textContent = shown(value); };
@@ -139,7 +141,7 @@ export async function render(ctx) {
     }));
   }
 
-  const refresh = () => Promise.all([refreshMetrics(), refreshCluster()]);
+  const refresh = () => Promise.all([refreshMetrics(), ofEveryNamespace() ? refreshCluster() : null]);
   await refresh();
   ctx.ready();
   ctx.every(REFRESH_MS, refresh);

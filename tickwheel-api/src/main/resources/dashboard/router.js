@@ -9,6 +9,8 @@ const view = document.getElementById('view');
 const message = document.getElementById('message');
 
 let current = null;
+let gate = null; // a view drawn instead of every route while set (the login state)
+let started = false; // start() ran: until then there is no view to redraw
 let navigationStartedAt = null; // performance.now() when go() began a navigation not yet drawn
 let messageAfterNavigation = null;
 
@@ -18,6 +20,22 @@ window.tickwheelTiming = null;
 /** Registers a view: pattern is matched against the path part of the hash ("/jobs/123"); groups go to render. */
 export function addRoute(pattern, render) {
   routes.push({ pattern, render });
+}
+
+/**
+ * Draws render(ctx, query) instead of whatever the hash names, on every navigation until setGate(null); each call
+ * redraws at once. The login state is one: a link followed while it is shown still shows it.
+ */
+export function setGate(render) {
+  gate = render;
+  redraw();
+}
+
+/** Draws the current hash's view again (after a login, say), as if it had just been opened. */
+export function redraw() {
+  if (!started) return;
+  navigationStartedAt = performance.now();
+  route();
 }
 
 /** Navigates to a hash ("#/jobs?name=x"), optionally showing a message on the page it opens. */
@@ -66,6 +84,10 @@ function route(event) {
   }
   const ctx = new ViewContext(root, hash, startedAt);
   current = ctx;
+  if (gate) {
+    Promise.resolve(gate(ctx, query)).catch((e) => ctx.fail(e));
+    return;
+  }
   for (const { pattern, render } of routes) {
     const match = pattern.exec(path);
     if (match) {
@@ -139,6 +161,7 @@ class ViewContext {
 
 /** Starts routing: draws the current hash now and each new one as it comes. */
 export function start() {
+  started = true;
   window.addEventListener('hashchange', route);
   route();
 }

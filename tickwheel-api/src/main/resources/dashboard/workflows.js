@@ -2,6 +2,8 @@
 // #/workflows/<id> (its graph, its nodes with their jobs, its edges, and Run with an optional key and params) and
 // #/workflow-runs/<id> (a run: status, key, params, the graph with each node's status and a link to its instance, and
 // Cancel while RUNNING; refreshed while anything in it can still change). A workflow never changes once created.
+// Only a token of every namespace opens these pages (dashboard.js); New workflow is drawn for an ADMIN token, Run and
+// Cancel for an OPERATE or ADMIN one.
 'use strict';
 
 import { el, fill, timeEl, statusEl, jsonText } from './dom.js';
@@ -9,6 +11,7 @@ import { call, read, messageOf, errorField, jobName } from './api.js';
 import { go, notify } from './router.js';
 import { dagSvg } from './dag.js';
 import { onRunSubmit } from './jobs.js';
+import { mayOperate, mayAdmin } from './session.js';
 
 const REFRESH_MS = 2000;
 /** Node statuses that still change. A cancelled run's DISPATCHING instance runs to its end, so a run over can have one. */
@@ -54,7 +57,8 @@ export async function renderList(ctx) {
   fill(ctx.root,
     el('div', { class: 'toolbar' }, el('h2', {}, 'Workflows'),
       el('span', { class: 'muted' }, 'DAGs of jobs; a workflow is not changed once created'),
-      el('a', { class: 'button primary', id: 'new-workflow', href: '#/workflows/new' }, 'New workflow')),
+      mayAdmin() ? el('a', { class: 'button primary', id: 'new-workflow', href: '#/workflows/new' }, 'New workflow')
+        : null),
     el('table', { id: 'workflows' }, headRow('name', 'nodes', 'edges', 'created'),
       el('tbody', {}, page.items.length ? page.items.map((w) => el('tr', { 'data-workflow-id': w.id },
         el('td', { class: 'workflow-name' }, el('a', { href: workflowHash(w.id) }, w.name)),
@@ -104,8 +108,8 @@ export async function renderWorkflow(ctx, query, id) {
   const showRun = () => fill(runBox, runForm(workflow, () => fill(runBox)));
   fill(ctx.root,
     el('div', { class: 'toolbar' }, el('h2', { id: 'workflow-title' }, workflow.name),
-      el('button', { type: 'button', id: 'run-workflow', class: 'primary',
-        onclick: () => (runBox.firstChild ? fill(runBox) : showRun()) }, 'Run…')),
+      mayOperate() ? el('button', { type: 'button', id: 'run-workflow', class: 'primary',
+        onclick: () => (runBox.firstChild ? fill(runBox) : showRun()) }, 'Run…') : null),
     runBox,
     el('dl', { class: 'fields' },
       el('dt', {}, 'id'), el('dd', {}, workflow.id),
@@ -130,7 +134,7 @@ export async function renderWorkflow(ctx, query, id) {
     el('p', { class: 'muted' }, 'A node starts once every edge into it holds on its parent\'s end: SUCCEEDED, FAILED'
       + ' (or INTERRUPTED), ALWAYS (any end); it is SKIPPED when one cannot. This server lists no runs of a workflow:'
       + ' a run is reached from Run, or from the page of one of its instances.'));
-  if (query.run) showRun();
+  if (query.run && mayOperate()) showRun();
   ctx.ready();
 }
 
@@ -159,7 +163,7 @@ export async function renderRun(ctx, query, id) {
     fill(ctx.root,
       el('div', { class: 'toolbar' },
         el('h2', {}, 'Workflow run ', el('span', { id: 'run-id' }, run.id), ' ', el('span', { id: 'run-status' }, statusEl(run.status))),
-        run.status === 'RUNNING' ? el('button', { type: 'button', id: 'cancel-run', class: 'danger',
+        run.status === 'RUNNING' && mayOperate() ? el('button', { type: 'button', id: 'cancel-run', class: 'danger',
           onclick: (e) => cancel(e.currentTarget) }, 'Cancel') : null,
         el('a', { class: 'button', href: workflowHash(workflow.id) }, 'workflow')),
       el('dl', { class: 'fields' },

@@ -433,9 +433,13 @@ class ConsoleBrowserTest {
         console.until(() -> "a second body is sent", b -> ((Number) console.script("return window.sentBodies.length;"))
                 .intValue() == 2);
         assertEquals("", sentBody(1).get("signingSecret"));
+        // The body is recorded as it is sent: wait for the answer (the job page, or the form with the refusal).
+        String secretError = ".field-error[data-error-for='signingSecret']";
+        console.until(() -> "the save is answered", b -> !console.hash().endsWith("/edit")
+                || !b.findElement(By.cssSelector(secretError)).getText().isEmpty());
         if (console.hash().endsWith("/edit")) {
             // A server without the field refuses it by name: the message is at that input.
-            console.awaitTextContaining(".field-error[data-error-for='signingSecret']", "signingSecret");
+            console.awaitTextContaining(secretError, "signingSecret");
         } else {
             console.click("a.edit");
             console.awaitReady();

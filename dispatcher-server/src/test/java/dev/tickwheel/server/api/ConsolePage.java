@@ -8,6 +8,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
@@ -82,6 +83,25 @@ final class ConsolePage implements AutoCloseable {
         until(() -> "the view of " + browser.getCurrentUrl() + " is drawn", b -> Boolean.TRUE.equals(script(
                 "const v = document.getElementById('view');"
                         + " return !!v && v.dataset.ready === (location.hash || '#/');")));
+    }
+
+    /**
+     * Types token into the login state's field and presses Enter, then waits until the header names who is logged in
+     * and the view of the current hash is drawn again; answers the header's "name · role · namespace".
+     */
+    String logIn(String token) {
+        type("#login-token", token + Keys.ENTER);
+        String who = until(() -> "the header names who is logged in", b -> {
+            String text = b.findElement(By.id("whoami")).getText();
+            return text.isEmpty() ? null : text;
+        });
+        awaitReady();
+        return who;
+    }
+
+    /** Whether an element matching css is on the page and shown. */
+    boolean shown(String css) {
+        return browser.findElements(By.cssSelector(css)).stream().anyMatch(WebElement::isDisplayed);
     }
 
     /** The hash as the browser has it now ("#/jobs/123"). */
