@@ -5,7 +5,8 @@ import dev.tickwheel.client.model.InstanceStatus;
 /**
  * 409: a cancel or reschedule came too late. {@link #code()} is the outcome, {@code ALREADY_DISPATCHED} (it runs, or
  * runs at its old time) or {@code ALREADY_FINISHED} (it ran, or was cancelled already), and
- * {@link #instanceStatus()} the instance's status after the call.
+ * {@link #instanceStatus()} the instance's status after the call. Or a create whose name is taken: {@code name_taken}
+ * (a calendar, pool, namespace or token of that name exists), with no instance.
  *
  * <p>Caveat: cancels are retried (they are safe to repeat), so a cancel whose first attempt took effect but whose
  * answer was lost ends here with {@code ALREADY_FINISHED} and status {@code CANCELLED}: the instance will never run,

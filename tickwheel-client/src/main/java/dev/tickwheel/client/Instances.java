@@ -78,6 +78,7 @@ public final class Instances {
         parameters.put("status", query.status());
         parameters.put("from", query.from());
         parameters.put("to", query.to());
+        parameters.put("namespace", query.namespace());
         parameters.put("limit", query.limit());
         parameters.put("cursor", query.cursor());
         return ApiCall.get(RequestPaths.withQuery("/api/instances", parameters), instancePageReader);

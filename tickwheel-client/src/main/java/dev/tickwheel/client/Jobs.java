@@ -88,6 +88,7 @@ public final class Jobs {
     private ApiCall<Page<Job>> listCall(JobQuery query) {
         Map<String, Object> parameters = new LinkedHashMap<>();
         parameters.put("name", query.nameContains());
+        parameters.put("namespace", query.namespace());
         parameters.put("limit", query.limit());
         parameters.put("cursor", query.cursor());
         return ApiCall.get(RequestPaths.withQuery("/api/jobs", parameters), jobPageReader);

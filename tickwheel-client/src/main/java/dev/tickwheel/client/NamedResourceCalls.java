@@ -7,9 +7,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The calls of a collection of resources known by name under one path ({@code /api/calendars}, {@code /api/pools}, or
- * {@code /api/workflows}, whose "name" in the path is the ID): create (POST, 201), replace (PUT, 200), list (one page),
- * get and delete (204). Reads and replaces may be repeated; a create and a delete may not (a repeat would answer 409
+ * The calls of a collection of resources known by name under one path ({@code /api/calendars}, {@code /api/pools},
+ * {@code /api/namespaces}, or {@code /api/workflows} and {@code /api/tokens}, whose "name" in the path is the ID):
+ * create (POST, 201), replace (PUT, 200), list (one page), get and delete (204). Reads and replaces may be repeated; a create and a delete may not (a repeat would answer 409
  * or 404, or make a second resource).
  *
  * <p>Immutable.

@@ -1,7 +1,8 @@
 package dev.tickwheel.client;
 
 /**
- * 404: no job, instance, workflow or workflow run with that ID, or no run with that key in the job.
+ * 404: no job, instance, workflow, workflow run or token with that ID, or no run with that key in the job. A job or
+ * instance (or token) of another namespace than the token's is answered so too, as if it did not exist.
  *
  * <p>Immutable.
  */

@@ -1,6 +1,7 @@
 package dev.tickwheel.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.client.model.Caller;
 import dev.tickwheel.client.model.ClusterView;
 import dev.tickwheel.client.model.Health;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -19,8 +20,9 @@ import java.util.function.Supplier;
 /**
  * A client of a Tickwheel server's HTTP API ({@code docs/openapi.yaml}): every operation, typed requests and answers,
  * errors as exceptions. Jobs are under {@link #jobs()} (with runs and runs by key), instances under
- * {@link #instances()}, workflows of jobs and their runs under {@link #workflows()}; {@link #health()} and
- * {@link #cluster()} here. Every operation comes in a sync form and an
+ * {@link #instances()}, workflows of jobs and their runs under {@link #workflows()}, namespaces, tokens and the
+ * audit trail under {@link #namespaces()}, {@link #tokens()} and {@link #audit()}; {@link #whoami()},
+ * {@link #health()} and {@link #cluster()} here. Every operation comes in a sync form and an
  * {@code …Async} form returning a {@link CompletableFuture}. A sync call runs on the calling thread, back-offs
  * included; an async call blocks no thread, and its future completes on the client's executor.
  *
@@ -35,7 +37,8 @@ import java.util.function.Supplier;
  *
  * <p><b>Errors.</b> A refused call throws a {@link TickwheelException} (unchecked) carrying the HTTP status, the
  * server's error code, field and message: {@link NotFoundException} (404), {@link ConflictException} (409, a cancel
- * or reschedule too late), {@link ValidationException} (400, 413, 422), {@link UnauthorizedException} (401, 403),
+ * or reschedule too late, or a name taken), {@link ValidationException} (400, 413, 422), {@link UnauthorizedException}
+ * (401: no token, or a wrong, revoked or expired one; 403: the token's role or namespace is short of the call's),
  * {@link UnavailableException} (503, or no answer at all: connection failure or time-out, once the retries are
  * spent), {@link UnexpectedStatusException} (the rest). A failure is never a flag in a result.
  *
@@ -44,7 +47,8 @@ import java.util.function.Supplier;
  * request time-out) or the server answered 503; never after any other answer (a 4xx fails the same way again). Safe to
  * repeat, so retried:
  * <ul>
- *   <li>every read ({@code GET}): jobs, instances, runs by key, workflows and their runs, cluster, health;
+ *   <li>every read ({@code GET}): jobs, instances, runs by key, workflows and their runs, namespaces, tokens, the
+ *       audit trail, whoami, cluster, health;
  *   <li>a run with a key: the key is the run's identity in its job, so a repeat answers the instance the first
  *       attempt made ({@code created} false) rather than making another; likewise a workflow's run with a key, in
  *       its workflow;
@@ -53,11 +57,13 @@ import java.util.function.Supplier;
  *       {@code ALREADY_FINISHED} with status {@code CANCELLED} (see {@link ConflictException}); a workflow run's
  *       cancel, whose repeat answers the run as it is ({@code CANCELLED});
  *   <li>a reschedule to an instant ({@link dev.tickwheel.client.model.RescheduleRequest#at}); one by a delay is not
- *       repeated, as a repeat would move the instance to "now + delay" again, later than asked.
+ *       repeated, as a repeat would move the instance to "now + delay" again, later than asked;
+ *   <li>a token's revoke: revoking a revoked token answers 204 again.
  * </ul>
- * Never retried: a run without a key (of a job or a workflow), a batch with an item without a key, create (of a job
- * or a workflow), replace ({@code PUT}), delete, enable and disable. Create and an unkeyed run would make a second
- * job, workflow, instance or workflow run. Replace and delete are idempotent
+ * Never retried: a run without a key (of a job or a workflow), a batch with an item without a key, create (of a job,
+ * a workflow, a namespace or a token), replace ({@code PUT}), delete, enable and disable. Create and an unkeyed run
+ * would make a second job, workflow, instance or workflow run. A token's secret is in its create's answer only, so a
+ * lost answer loses it whatever the client does: {@link Tokens} says how to recover. Replace and delete are idempotent
  * in HTTP's sense, yet a repeated {@code PUT} can overwrite a change another caller made between the attempts, and a
  * repeated delete of a job the first attempt deleted answers 404, telling the caller a delete failed that took
  * effect; so they, and enable and disable with them, fail with {@link UnavailableException} on a lost answer and the
@@ -107,6 +113,10 @@ public final class TickwheelClient implements AutoCloseable {
     private final Calendars calendars;
     private final Pools pools;
     private final Workflows workflows;
+    private final Namespaces namespaces;
+    private final Tokens tokens;
+    private final Audit audit;
+    private final ObjectReader callerReader;
     private final ObjectReader healthReader;
     private final ObjectReader clusterReader;
 
@@ -118,6 +128,10 @@ public final class TickwheelClient implements AutoCloseable {
         this.calendars = new Calendars(transport, json);
         this.pools = new Pools(transport, json);
         this.workflows = new Workflows(transport, json);
+        this.namespaces = new Namespaces(transport, json);
+        this.tokens = new Tokens(transport, json);
+        this.audit = new Audit(transport, json);
+        this.callerReader = json.readerFor(Caller.class);
         this.healthReader = json.readerFor(Health.class);
         this.clusterReader = json.readerFor(ClusterView.class);
     }
@@ -155,6 +169,31 @@ public final class TickwheelClient implements AutoCloseable {
     /** Workflows of jobs (a DAG of nodes and edges) and their runs: create, list, read, run, read a run, cancel it. */
     public Workflows workflows() {
         return workflows;
+    }
+
+    /** Namespaces, which group one team's jobs and their instances: create, list. */
+    public Namespaces namespaces() {
+        return namespaces;
+    }
+
+    /** API tokens with roles: create (the secret is shown once), list, read, revoke. */
+    public Tokens tokens() {
+        return tokens;
+    }
+
+    /** The audit trail of changes: list, newest first, filtered and paged. */
+    public Audit audit() {
+        return audit;
+    }
+
+    /** {@code GET /api/whoami}: the name, namespace and role of the client's token. */
+    public Caller whoami() {
+        return transport.call(ApiCall.get("/api/whoami", callerReader));
+    }
+
+    /** {@link #whoami()}, asynchronously. */
+    public CompletableFuture<Caller> whoamiAsync() {
+        return transport.send(ApiCall.get("/api/whoami", callerReader));
     }
 
     /**
@@ -223,7 +262,10 @@ public final class TickwheelClient implements AutoCloseable {
             this.baseUri = baseUri;
         }
 
-        /** A fixed bearer token, sent with every call (the server needs it on POST, PUT and DELETE). */
+        /**
+         * A fixed bearer token, sent with every call: once the server has any token, every call but
+         * {@link TickwheelClient#health()} needs one, reads too.
+         */
         public Builder token(String token) {
             if (token == null || token.isBlank()) {
                 throw new IllegalArgumentException("token must not be blank: "

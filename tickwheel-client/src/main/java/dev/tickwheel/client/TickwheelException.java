@@ -8,10 +8,13 @@ package dev.tickwheel.client;
  *
  * <p>The subclasses sort the answers by what a caller does about them:
  * <pre>
- *   NotFoundException           404            no such job, instance, workflow, workflow run or key
- *   ConflictException           409            a cancel or reschedule came too late (the outcome is the code)
+ *   NotFoundException           404            no such job, instance, workflow, workflow run, key or token, or
+ *                                              a job or instance of another namespace than the token's
+ *   ConflictException           409            a cancel or reschedule came too late (the outcome is the code),
+ *                                              or a name is taken (name_taken)
  *   ValidationException         400, 413, 422  the request is wrong; the field and message say how
- *   UnauthorizedException       401, 403       no token, or a wrong one
+ *   UnauthorizedException       401, 403       no token or a wrong, revoked or expired one (401); a role or
+ *                                              namespace short of the call's (403 forbidden)
  *   UnavailableException        503, or no answer at all (connection failure, time-out) after the retries
  *   UnexpectedStatusException   anything else (500 internal_error, 405, a proxy's 502)
  * </pre>

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The client against a real server started with {@code --token}: 401s as exceptions, and token rotation. */
+/**
+ * The client against a real server started with {@code --token}: 401s as exceptions (reads need the token too;
+ * health does not), and token rotation. Tokens the API creates, roles and namespaces: {@link AccessClientTest}.
+ */
 class TickwheelClientAuthTest {
 
     private static final String TOKEN = "tw-test-token-0123456789";
@@ -42,7 +45,7 @@ class TickwheelClientAuthTest {
     }
 
     @Test
-    void writeWithoutToken_isUnauthorized_readsStayOpen() {
+    void callsWithoutToken_areUnauthorized_healthStaysOpen() {
         try (TickwheelClient client = TickwheelClient.builder(server.baseUrl()).build()) {
             UnauthorizedException refused = assertThrows(UnauthorizedException.class,
                     () -> client.jobs().create(job("no token")));
@@ -51,8 +54,11 @@ class TickwheelClientAuthTest {
             assertEquals("unauthorized", refused.code());
             assertEquals(1, refused.attempts(), "a 401 is never retried");
             assertTrue(refused.getMessage().contains("Authorization"), refused.getMessage());
+            UnauthorizedException read = assertThrows(UnauthorizedException.class,
+                    () -> client.jobs().list(JobQuery.all()));
+            assertEquals(401, read.httpStatus());
+            assertEquals(1, read.attempts(), "a read is retried after a lost answer or a 503, never after a 401");
             assertTrue(client.health().up());
-            client.jobs().list(JobQuery.all());
         }
     }
 
@@ -62,7 +68,7 @@ class TickwheelClientAuthTest {
             UnauthorizedException refused = assertThrows(UnauthorizedException.class,
                     () -> client.jobs().create(job("wrong token")));
 
-            assertTrue(refused.getMessage().contains("wrong token"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("wrong, revoked or expired token"), refused.getMessage());
         }
     }
 
@@ -80,6 +86,7 @@ class TickwheelClientAuthTest {
             current.set("revoked");
             UnauthorizedException revoked = assertThrows(UnauthorizedException.class,
                     () -> client.jobs().delete(created.id()));
+            current.set(TOKEN);
 
             assertEquals("after rotation", client.jobs().get(created.id()).name(), "the delete did not happen");
             assertEquals(4, asked.get(), "once per call: create, create, delete, get");

@@ -56,7 +56,8 @@ class RequestDefaultsApiTest {
             "POST /api/jobs/{id}/runs",
             "{\"runs\": [{\"at\": \"" + AT + "\"}, {\"at\": \"" + AT + "\", \"key\": \"k\"}]}",
             "GET /api/jobs", "",
-            "GET /api/instances", "");
+            "GET /api/instances", "",
+            "GET /api/audit", "");
 
     @TempDir
     static Path dir;

@@ -13,12 +13,14 @@ import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.openapi.client.ApiClient;
 import dev.tickwheel.openapi.client.ApiException;
 import dev.tickwheel.openapi.client.ApiResponse;
+import dev.tickwheel.openapi.client.api.AccessApi;
 import dev.tickwheel.openapi.client.api.ClusterApi;
 import dev.tickwheel.openapi.client.api.InstancesApi;
 import dev.tickwheel.openapi.client.api.JobsApi;
 import dev.tickwheel.openapi.client.api.OperationsApi;
 import dev.tickwheel.openapi.client.api.RunsApi;
 import dev.tickwheel.openapi.client.model.Attempt;
+import dev.tickwheel.openapi.client.model.Caller;
 import dev.tickwheel.openapi.client.model.CancelInstancesRequest;
 import dev.tickwheel.openapi.client.model.CancelInstancesRequestIdsInner;
 import dev.tickwheel.openapi.client.model.CancelOutcome;
@@ -28,6 +30,7 @@ import dev.tickwheel.openapi.client.model.Instance;
 import dev.tickwheel.openapi.client.model.InstancePage;
 import dev.tickwheel.openapi.client.model.Job;
 import dev.tickwheel.openapi.client.model.JobRequest;
+import dev.tickwheel.openapi.client.model.NamespaceRequest;
 import dev.tickwheel.openapi.client.model.RescheduleOutcome;
 import dev.tickwheel.openapi.client.model.RescheduleRequest;
 import dev.tickwheel.openapi.client.model.Retry;
@@ -37,6 +40,8 @@ import dev.tickwheel.openapi.client.model.RunResult;
 import dev.tickwheel.openapi.client.model.Schedule;
 import dev.tickwheel.openapi.client.model.Status;
 import dev.tickwheel.openapi.client.model.Target;
+import dev.tickwheel.openapi.client.model.Token;
+import dev.tickwheel.openapi.client.model.TokenRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,8 +60,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The Java client that openapi-generator makes from docs/openapi.yaml (java generator, native library: this module's
  * pom), used as a new user would against a real server in a JVM of its own (H2, a bearer token): jobs created with the
  * generated models (which send every default the spec documents), runs with and without a key, the instance read and
- * listed, cancelled and rescheduled, each call the server makes checked at the webhook, and the errors (400, 401,
- * 404, 409) read through the generated {@link ApiException}.
+ * listed, cancelled and rescheduled, each call the server makes checked at the webhook, a namespace and a token
+ * created, used, listed and revoked through the generated AccessApi, and the errors (400, 401, 403, 404, 409) read
+ * through the generated {@link ApiException}.
  */
 class GeneratedJavaClientTest {
 
@@ -144,7 +150,7 @@ class GeneratedJavaClientTest {
         assertNull(created.getOverLimit(), "the WAIT the model sent means no limit, shown as null");
         assertEquals(1, created.getRetry().getMaxAttempts());
         assertEquals(created, jobs.getJob(created.getId()));
-        assertTrue(jobs.listJobs("client check: create", null, null).getItems().stream()
+        assertTrue(jobs.listJobs("client check: create", null, null, null).getItems().stream()
                 .anyMatch(j -> j.getId().equals(created.getId())));
     }
 
@@ -228,7 +234,7 @@ class GeneratedJavaClientTest {
         assertEquals(Status.WAITING, instance.getStatus());
         assertEquals("order-1001", instance.getKey());
         assertTrue(instance.getAttempts().isEmpty());
-        InstancePage byKey = instances.listInstances(jobId, "order-1001", null, null, null, null, null);
+        InstancePage byKey = instances.listInstances(jobId, "order-1001", null, null, null, null, null, null);
         assertEquals(List.of(instanceId), byKey.getItems().stream().map(Instance::getId).toList());
     }
 
@@ -239,10 +245,10 @@ class GeneratedJavaClientTest {
         String newer = runs.runJob(jobId, new RunRequest().delayMs(600_000L)).getInstanceId();
         assertEquals(CancelOutcome.OutcomeEnum.CANCELLED, instances.cancelInstance(older).getOutcome());
 
-        InstancePage all = instances.listInstances(jobId, null, null, null, null, 10, null);
-        InstancePage waiting = instances.listInstances(jobId, null, Status.WAITING, null, null, null, null);
-        InstancePage firstPage = instances.listInstances(jobId, null, null, null, null, 1, null);
-        InstancePage secondPage = instances.listInstances(jobId, null, null, null, null, 1,
+        InstancePage all = instances.listInstances(jobId, null, null, null, null, null, 10, null);
+        InstancePage waiting = instances.listInstances(jobId, null, Status.WAITING, null, null, null, null, null);
+        InstancePage firstPage = instances.listInstances(jobId, null, null, null, null, null, 1, null);
+        InstancePage secondPage = instances.listInstances(jobId, null, null, null, null, null, 1,
                 firstPage.getNextCursor());
 
         assertEquals(List.of(newer, older), all.getItems().stream().map(Instance::getId).toList());
@@ -345,11 +351,11 @@ class GeneratedJavaClientTest {
                 () -> runs.runJob(jobId, new RunRequest().delayMs(5L).at(anHourAhead())));
         assertError(400, "invalid_id", "id", () -> jobs.getJob("abc"));
         assertError(400, "invalid_field", "limit",
-                () -> instances.listInstances(null, null, null, null, null, 0, null));
+                () -> instances.listInstances(null, null, null, null, null, null, 0, null));
     }
 
     @Test
-    void writesWithoutOrWithAWrongToken_are401_readsStayOpen() throws IOException, ApiException {
+    void callsWithoutOrWithAWrongToken_are401_healthStaysOpen() throws IOException, ApiException {
         String jobId = jobs.createJob(webhookJob("client check: auth")).getId();
         JobsApi anonymous = new JobsApi(client(null));
         JobsApi wrong = new JobsApi(client("Bearer not-" + TOKEN));
@@ -358,7 +364,35 @@ class GeneratedJavaClientTest {
         assertError(401, "unauthorized", null, () -> wrong.createJob(webhookJob("client check: wrong token")));
         assertError(401, "unauthorized", null, () -> new RunsApi(client(null)).runJob(jobId, new RunRequest()));
         assertError(401, "unauthorized", null, () -> wrong.deleteJob(jobId));
-        assertEquals(jobId, anonymous.getJob(jobId).getId());
+        assertError(401, "unauthorized", null, () -> anonymous.getJob(jobId));
+        assertError(401, "unauthorized", null, () -> new InstancesApi(client(null)).listInstances(jobId, null, null,
+                null, null, null, null, null));
+        assertEquals(Health.StatusEnum.UP, new OperationsApi(client(null)).getHealth().getStatus());
+    }
+
+    @Test
+    void namespaceAndToken_createdUsedListedAndRevoked_throughTheGeneratedAccessApi() throws IOException,
+            ApiException {
+        AccessApi access = new AccessApi(client);
+        assertEquals("bootstrap", access.whoami().getName());
+        assertEquals("check", access.createNamespace(new NamespaceRequest().name("check")).getName());
+        Token created = access.createToken(new TokenRequest().name("check-operate").namespace("check")
+                .role(TokenRequest.RoleEnum.OPERATE));
+        assertTrue(created.getSecret().startsWith("tw_"), created.toString());
+
+        ApiClient operator = client("Bearer " + created.getSecret());
+        Caller me = new AccessApi(operator).whoami();
+        assertEquals("check", me.getNamespace());
+        assertEquals(Caller.RoleEnum.OPERATE, me.getRole());
+        String jobId = jobs.createJob(webhookJob("client check: namespaced").namespace("check")).getId();
+        assertEquals("check", new JobsApi(operator).getJob(jobId).getNamespace());
+        assertError(403, "forbidden", null, () -> new JobsApi(operator).deleteJob(jobId));
+        assertNull(access.getToken(created.getId()).getSecret(), "the secret is shown once");
+        assertTrue(access.listTokens().getItems().stream().anyMatch(t -> t.getId().equals(created.getId())));
+        assertFalse(access.listAudit("bootstrap", "check", null, null, null, null, 10, null).getItems().isEmpty());
+
+        access.revokeToken(created.getId());
+        assertError(401, "unauthorized", null, () -> new AccessApi(operator).whoami());
     }
 
     /** The call fails with {@code status}, and its body, read as the generated Error model, names code and field. */

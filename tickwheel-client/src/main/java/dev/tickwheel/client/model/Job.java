@@ -32,10 +32,11 @@ import java.time.Instant;
  * @param pool            the pool whose limits the job shares, or null
  * @param completion      IMMEDIATE, or CALLBACK for a target that reports later
  * @param callbackTimeoutMs with CALLBACK, how long a report may take; null otherwise
+ * @param namespace       the namespace it belongs to (it never changes)
  */
 public record Job(long id, String name, Schedule schedule, Target target, JsonNode params, boolean enabled,
                   MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                   Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl, boolean signed,
                   Instant nextTriggerTime, Instant createdAt, Instant updatedAt, String calendar, int priority,
-                  String pool, Completion completion, Long callbackTimeoutMs) {
+                  String pool, Completion completion, Long callbackTimeoutMs, String namespace) {
 }

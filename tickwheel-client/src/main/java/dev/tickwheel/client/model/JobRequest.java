@@ -34,13 +34,15 @@ import java.util.Objects;
  * @param completion    null for the default (IMMEDIATE); CALLBACK: the target reports later (WEBHOOK only)
  * @param callbackTimeoutMs with CALLBACK: how long the report may take after the answer or the last heartbeat,
  *                      1 000..604 800 000; null for the default (an hour)
+ * @param namespace     the namespace to create it in (it must exist); null for the token's, or {@code default} for a
+ *                      token of every namespace. A job's namespace never changes: on a replace null or its own
  */
 @JsonInclude(JsonInclude.Include.NON_NULL) // an absent field takes the server's default
 public record JobRequest(String name, Schedule schedule, Target target, Object params, Boolean enabled,
                          MisfirePolicy misfirePolicy, JobRetry retry, Delivery delivery, Long timeoutMs,
                          Integer maxConcurrent, OverLimit overLimit, Integer retentionDays, String alertUrl,
                          String signingSecret, String calendar, Integer priority, String pool, Completion completion,
-                         Long callbackTimeoutMs) {
+                         Long callbackTimeoutMs, String namespace) {
 
     public JobRequest {
         if (name == null || name.isBlank()) {
@@ -92,6 +94,7 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         private String pool;
         private Completion completion;
         private Long callbackTimeoutMs;
+        private String namespace;
 
         private Builder(String name, Schedule schedule, Target target) {
             this.name = name;
@@ -170,7 +173,7 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         public JobRequest build() {
             return new JobRequest(name, schedule, target, params, enabled, misfirePolicy, retry, delivery, timeoutMs,
                     maxConcurrent, overLimit, retentionDays, alertUrl, signingSecret, calendar, priority, pool,
-                    completion, callbackTimeoutMs);
+                    completion, callbackTimeoutMs, namespace);
         }
 
         /**
@@ -197,6 +200,15 @@ public record JobRequest(String name, Schedule schedule, Target target, Object p
         public Builder pool(String name, OverLimit overLimit) {
             this.pool = name;
             this.overLimit = overLimit;
+            return this;
+        }
+
+        /**
+         * The namespace (created with {@code client.namespaces().create}) to create the job in; without it, the
+         * token's namespace, or {@code default} for a token of every namespace. A job's namespace never changes.
+         */
+        public Builder namespace(String namespace) {
+            this.namespace = Objects.requireNonNull(namespace, "namespace");
             return this;
         }
 

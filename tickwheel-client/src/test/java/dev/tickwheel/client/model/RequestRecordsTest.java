@@ -43,4 +43,33 @@ class RequestRecordsTest {
                 .contains("jobId"));
         assertEquals("k", InstanceQuery.all().job(1).key("k").key());
     }
+
+    @Test
+    void tokenRequest_refusesABlankNameAndAnUnknownRole() {
+        assertEquals("name must not be blank: ''", assertThrows(IllegalArgumentException.class,
+                () -> TokenRequest.of("", Role.READ)).getMessage());
+        assertThrows(NullPointerException.class, () -> TokenRequest.of("ci", null));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TokenRequest.of("ci", Role.UNKNOWN))
+                .getMessage().contains("role"));
+        TokenRequest request = TokenRequest.of("ci", Role.OPERATE).inNamespace("payments").expiresAt(Instant.EPOCH);
+        assertEquals(new TokenRequest("ci", "payments", Role.OPERATE, Instant.EPOCH), request);
+    }
+
+    @Test
+    void token_toString_masksTheSecret() {
+        Token token = new Token(1, "ci", null, Role.READ, Instant.EPOCH, null, null, null, true, "tw_secret-value");
+
+        assertFalse(token.toString().contains("tw_secret-value"), token.toString());
+        assertTrue(token.toString().contains("secret=***"), token.toString());
+        assertTrue(new Token(1, "ci", null, Role.READ, Instant.EPOCH, null, null, null, true, null).toString()
+                .contains("secret=null"));
+    }
+
+    @Test
+    void auditQuery_refusesANonPositiveLimit() {
+        assertEquals("limit must be positive: 0", assertThrows(IllegalArgumentException.class,
+                () -> AuditQuery.all().limit(0)).getMessage());
+        assertEquals(AuditQuery.all().actor("ci").after("c").limit(5),
+                new AuditQuery("ci", null, null, null, null, null, 5, "c"));
+    }
 }
