@@ -37,10 +37,11 @@ addRoute(/^\/jobs\/(\d+)$/, jobs.renderJob);
 addRoute(/^\/instances$/, instances.renderHistory);
 addRoute(/^\/instances\/(\d+)$/, instances.renderInstance);
 addRoute(/^\/pools$/, everyNamespace('Pools', pools.renderList));
-addRoute(/^\/workflows$/, everyNamespace('Workflows', workflows.renderList));
-addRoute(/^\/workflows\/new$/, everyNamespace('Workflows', admin('Creating a workflow', workflows.renderNew)));
-addRoute(/^\/workflows\/(\d+)$/, everyNamespace('Workflows', workflows.renderWorkflow));
-addRoute(/^\/workflow-runs\/(\d+)$/, everyNamespace('Workflows', workflows.renderRun));
+// A workflow is in the namespace of its jobs: a namespace's token sees its own (the server answers the others 404).
+addRoute(/^\/workflows$/, workflows.renderList);
+addRoute(/^\/workflows\/new$/, admin('Creating a workflow', workflows.renderNew));
+addRoute(/^\/workflows\/(\d+)$/, workflows.renderWorkflow);
+addRoute(/^\/workflow-runs\/(\d+)$/, workflows.renderRun);
 // Pages of admins only, loaded when first opened: every other page load is spared their files.
 addRoute(/^\/tokens$/, admin('The tokens page', async (...args) => (await import('./tokens.js')).renderList(...args)));
 addRoute(/^\/audit$/, admin('The audit trail', async (...args) => (await import('./audit.js')).renderList(...args)));

@@ -33,7 +33,7 @@ export function mayAdmin() {
   return covers('ADMIN');
 }
 
-/** A token of every namespace: the only kind that reaches calendars, pools, workflows and the cluster. */
+/** A token of every namespace: the only kind that reaches calendars, pools and the cluster. */
 export function ofEveryNamespace() {
   return current.namespace === null || current.namespace === undefined;
 }

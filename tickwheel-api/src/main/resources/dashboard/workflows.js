@@ -2,7 +2,7 @@
 // #/workflows/<id> (its graph, its nodes with their jobs, its edges, and Run with an optional key and params) and
 // #/workflow-runs/<id> (a run: status, key, params, the graph with each node's status and a link to its instance, and
 // Cancel while RUNNING; refreshed while anything in it can still change). A workflow never changes once created.
-// Only a token of every namespace opens these pages (dashboard.js); New workflow is drawn for an ADMIN token, Run and
+// A namespace's token sees its namespace's workflows (the server's answer); New workflow is drawn for an ADMIN token, Run and
 // Cancel for an OPERATE or ADMIN one.
 'use strict';
 

@@ -79,6 +79,9 @@ class UnusedCodeTest {
             // Calls of every namespace, as before namespaces: what an embedding application without namespaces
             // calls, and the settings of the tests that give none of the newer options.
             "dev.tickwheel.server.InstanceService#list",
+            "dev.tickwheel.server.WorkflowService#create",
+            // A test server's settings with its own outbound guard (TestServers).
+            "dev.tickwheel.server.app.ServerSettings#withOutbound",
             "dev.tickwheel.server.InstanceService#rerunAll",
             "dev.tickwheel.server.store.JobStore#insert",
             "dev.tickwheel.server.api.ApiSettings#<init>",
