@@ -17,13 +17,15 @@ import java.util.Objects;
  * The audit trail: every change through the API or the console, who made it (a token's name), what and to what.
  *
  * <p>{@link #record} returns once the entry is committed: an API call answers after its entry is stored, so a change
- * that was answered is in the trail. Entries of concurrent calls are written together (a group commit on two
+ * that was answered is in the trail. A refused call's entry is written by {@link #recordLater}, not waited for. Entries of concurrent calls are written together (a group commit on two
  * threads, {@code tickwheel-audit-commit-n}), so auditing costs a call about one commit's wait, not one transaction of
  * its own each. {@link #purge} deletes entries past the retention ({@link #DEFAULT_RETENTION}, 365 days).
  *
  * <p>Thread-safe. Lifecycle: closed by the engine.
  */
 public final class AuditService implements AutoCloseable {
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AuditService.class);
 
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(365);
     private static final int COMMIT_WRITERS = 2;
@@ -60,6 +62,22 @@ public final class AuditService implements AutoCloseable {
         AuditEntry entry = new AuditEntry(ids.nextId(), now, actor, namespace, action, target, status, changes);
         Committed.await(commits.submit(entry), "audit entry", storeTimeout);
         return entry;
+    }
+
+    /**
+     * Stores one entry, now, without waiting for its commit: for a refused call, whose answer must not wait on the
+     * store a second time (a call refused for a store outage would otherwise answer after two store timeouts). A
+     * failure to store it is logged with the entry.
+     */
+    public void recordLater(String actor, String namespace, String action, String target, int status,
+                            String changes) {
+        AuditEntry entry = new AuditEntry(ids.nextId(), Instant.ofEpochMilli(clock.millis()), actor, namespace, action,
+                target, status, changes);
+        commits.submit(entry).whenComplete((stored, failure) -> {
+            if (failure != null) {
+                log.error("audit entry not stored ({}): {}", failure.toString(), entry);
+            }
+        });
     }
 
     /** A page of entries newest first; {@code beforeId}: the previous page's cursor, or null. */

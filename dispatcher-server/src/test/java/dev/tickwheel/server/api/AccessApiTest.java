@@ -207,6 +207,9 @@ class AccessApiTest {
         assertEquals(400, editor.put("/api/jobs/" + jobId, "{\"name\": \"\"}").status());
         assertEquals(204, editor.delete("/api/jobs/" + jobId).status());
 
+        // The refused PUT's entry is written without being waited for: look until all four are there.
+        dev.tickwheel.fixtures.Poll.until("four entries of editor", java.time.Duration.ofSeconds(10),
+                () -> items(root.get("/api/audit?actor=editor")).size() == 4);
         List<JsonNode> entries = items(root.get("/api/audit?actor=editor"));
         assertEquals(List.of("DELETE /api/jobs/{id}", "PUT /api/jobs/{id}", "PUT /api/jobs/{id}", "POST /api/jobs"),
                 entries.stream().map(e -> e.get("action").asText()).toList(), "newest first");

@@ -267,12 +267,17 @@ class RouteAccessTest {
             Fixture fixture = fixture(entry.getKey());
             String body = call.body() == null ? null : call.body().replace("NAME", fixture.name() + "x");
             ApiClient.Reply reply = all.send(method, call.path().apply(fixture), body);
-            ApiClient.Reply trail = admin.get("/api/audit?actor=all-admin&limit=1");
-            assertEquals(200, trail.status(), trail.toString());
-            com.fasterxml.jackson.databind.JsonNode newest = trail.json().get("items").get(0);
-            if (newest == null || !entry.getKey().equals(newest.get("action").asText())
-                    || newest.get("status").asInt() != reply.status()) {
-                missing.add(entry.getKey() + " (answered " + reply.status() + "): newest entry " + newest);
+            // A refused call's entry is written without being waited for: look until it is there.
+            com.fasterxml.jackson.databind.JsonNode[] newest = new com.fasterxml.jackson.databind.JsonNode[1];
+            try {
+                dev.tickwheel.fixtures.Poll.until("the entry of " + entry.getKey(), java.time.Duration.ofSeconds(10),
+                        () -> {
+                            newest[0] = admin.get("/api/audit?actor=all-admin&limit=1").json().get("items").get(0);
+                            return newest[0] != null && entry.getKey().equals(newest[0].get("action").asText())
+                                    && newest[0].get("status").asInt() == reply.status();
+                        });
+            } catch (IllegalStateException e) {
+                missing.add(entry.getKey() + " (answered " + reply.status() + "): newest entry " + newest[0]);
             }
         }
         assertTrue(missing.isEmpty(), String.join("\n", missing));

@@ -132,7 +132,7 @@ public final class ApiRoutes {
                 handler.handle(known);
             } catch (Exception e) {
                 known.status(ErrorResponder.statusOf(e));
-                audit.record(self[0], known);
+                audit.recordRefusal(self[0], known);
                 throw e;
             }
             audit.record(self[0], known);

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * A refused request (a 401) has no caller and is not recorded.
  *
  * <p>If the entry cannot be stored (the store is down), the change has happened and is answered as it happened; the
- * entry is logged at ERROR instead, whole, so the log keeps it.
+ * entry is logged at ERROR instead, whole, so the log keeps it. A refused call's entry is not waited for (a call
+ * refused for a store outage answers within one store timeout).
  *
  * <p>Thread-safe.
  */
@@ -49,8 +50,20 @@ final class AuditTrail {
         this.json = json;
     }
 
-    /** Records what {@code exchange} did on route {@code route}. */
+    /** Records what {@code exchange} did on route {@code route}, and returns once the entry is stored. */
     void record(ApiRoute route, CallerExchange exchange) {
+        write(route, exchange, false);
+    }
+
+    /**
+     * Records what a refused call did (an exception answered it), without waiting for the store: a call refused for
+     * a store outage answers within one store timeout, not two.
+     */
+    void recordRefusal(ApiRoute route, CallerExchange exchange) {
+        write(route, exchange, true);
+    }
+
+    private void write(ApiRoute route, CallerExchange exchange, boolean later) {
         Caller caller = exchange.caller();
         int status = exchange.answeredStatus();
         String target = target(route.path(), exchange);
@@ -58,7 +71,11 @@ final class AuditTrail {
         String changes = status >= 200 && status < 300 ? changes(exchange) : null;
         String action = route.method() + " " + route.path();
         try {
-            audit.record(caller.name(), namespace, action, target, status, changes);
+            if (later) {
+                audit.recordLater(caller.name(), namespace, action, target, status, changes);
+            } else {
+                audit.record(caller.name(), namespace, action, target, status, changes);
+            }
         } catch (RuntimeException e) {
             log.error("audit entry not stored ({}): actor={} namespace={} action={} target={} status={} changes={}",
                     e.toString(), caller.name(), namespace, action, target, status, changes);
