@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A refused request (a 401) has no caller and is not recorded.
  *
- * <p>If the entry cannot be stored (the store is down), the change has happened and is answered as it happened; the
- * entry is logged at ERROR instead, whole, so the log keeps it. A refused call's entry is not waited for (a call
- * refused for a store outage answers within one store timeout).
+ * <p>When: a change of an ADMIN route (jobs, workflows, tokens, namespaces, calendars, pools) answers after its entry
+ * is committed. An operation (OPERATE routes: run, cancel, reschedule, rerun, enable, disable) and any refused call
+ * answer at once, and their entry is committed a few milliseconds later with the entries of other calls (a crash in
+ * that window can lose them). If an entry cannot be stored (the store is down), the change stands and is answered as
+ * it happened; the entry is logged at ERROR instead, whole, so the log keeps it.
  *
  * <p>Thread-safe.
  */
@@ -56,10 +58,11 @@ final class AuditTrail {
     }
 
     /**
-     * Records what a refused call did (an exception answered it), without waiting for the store: a call refused for
-     * a store outage answers within one store timeout, not two.
+     * Records what a call did without waiting for the store: for a refused call (one refused for a store outage then
+     * answers within one store timeout, not two), and for the operations (runs, cancels, reschedules, reruns), whose
+     * rate an extra commit before each answer would halve.
      */
-    void recordRefusal(ApiRoute route, CallerExchange exchange) {
+    void recordLater(ApiRoute route, CallerExchange exchange) {
         write(route, exchange, true);
     }
 
