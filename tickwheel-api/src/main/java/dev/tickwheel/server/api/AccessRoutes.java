@@ -36,13 +36,14 @@ final class AccessRoutes {
     private final AccessService access;
     private final AuditService audit;
     private final JsonBodyReader bodies;
-    private final ObjectMapper json = ApiJson.newMapper();
+    private final ObjectMapper json;
     private final QueryParams query = new QueryParams();
 
-    AccessRoutes(AccessService access, AuditService audit, JsonBodyReader bodies, ApiViews views) {
+    AccessRoutes(AccessService access, AuditService audit, JsonBodyReader bodies, ObjectMapper json) {
         this.access = access;
         this.audit = audit;
         this.bodies = bodies;
+        this.json = json;
     }
 
     void createNamespace(ApiExchange ctx) {

@@ -47,7 +47,7 @@ public final class ApiRoutes {
         CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
         PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), scopes, bodies, views);
-        AccessRoutes access = new AccessRoutes(engine.access(), engine.audit(), bodies, views);
+        AccessRoutes access = new AccessRoutes(engine.access(), engine.audit(), bodies, json);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
         CallbackRoutes callbacks = new CallbackRoutes(engine.callbacks(), bodies, json);
         WorkflowRoutes workflows = new WorkflowRoutes(engine.workflows(), scopes, bodies, json);
