@@ -6,7 +6,7 @@
 import { addRoute, start } from './router.js';
 import { call } from './api.js';
 import { begin } from './login.js';
-import { caller, mayAdmin, ofEveryNamespace } from './session.js';
+import { caller, mayAdmin } from './session.js';
 import * as overview from './overview.js';
 import * as jobs from './jobs.js';
 import * as jobForm from './job-form.js';
@@ -24,8 +24,6 @@ function only(allowed, title, why, render) {
   return (ctx, ...args) => (allowed() ? render(ctx, ...args) : ctx.refused(title, why(), '#/', 'Overview'));
 }
 
-const everyNamespace = (title, render) => only(ofEveryNamespace, title, () => title + ' need a token of every'
-  + ' namespace; this one is of namespace "' + caller().namespace + '".', render);
 const admin = (title, render) => only(mayAdmin, title, () => title + ' needs an ADMIN token; this one has role '
   + caller().role + '.', render);
 
@@ -36,7 +34,8 @@ addRoute(/^\/jobs\/(\d+)\/edit$/, admin('Editing a job', jobForm.render));
 addRoute(/^\/jobs\/(\d+)$/, jobs.renderJob);
 addRoute(/^\/instances$/, instances.renderHistory);
 addRoute(/^\/instances\/(\d+)$/, instances.renderInstance);
-addRoute(/^\/pools$/, everyNamespace('Pools', pools.renderList));
+// Pools belong to namespaces: a namespace's token sees its own, a token of every namespace sees all.
+addRoute(/^\/pools$/, pools.renderList);
 // A workflow is in the namespace of its jobs: a namespace's token sees its own (the server answers the others 404).
 addRoute(/^\/workflows$/, workflows.renderList);
 addRoute(/^\/workflows\/new$/, admin('Creating a workflow', workflows.renderNew));

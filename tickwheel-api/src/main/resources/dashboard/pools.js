@@ -1,5 +1,5 @@
-// #/pools: the pools that jobs share, read-only (create, replace and delete them through the API): name, the
-// concurrency limit, the rate ("50 per 1000 ms") and when each was created.
+// #/pools: the pools that jobs share, read-only (create, replace and delete them through the API): name, namespace,
+// the concurrency limit, the rate ("50 per 1000 ms") and when each was created. A namespace's token lists its own.
 'use strict';
 
 import { el, fill, timeEl } from './dom.js';
@@ -11,8 +11,9 @@ function rateText(rate) {
 }
 
 function poolRow(pool) {
-  return el('tr', { 'data-pool': pool.name },
+  return el('tr', { 'data-pool': pool.name, 'data-namespace': pool.namespace },
     el('td', { class: 'pool-name' }, pool.name),
+    el('td', { class: 'pool-namespace' }, pool.namespace),
     el('td', { class: 'pool-max-concurrent' }, pool.maxConcurrent > 0 ? String(pool.maxConcurrent) : 'no limit'),
     el('td', { class: 'pool-rate' }, rateText(pool.rate)),
     el('td', { class: 'pool-created' }, timeEl(pool.createdAt)));
@@ -25,8 +26,9 @@ export async function renderList(ctx) {
     el('div', { class: 'toolbar' }, el('h2', {}, 'Pools'),
       el('span', { class: 'muted' }, 'shared by the jobs that name them; changed through the API (/api/pools)')),
     el('table', { id: 'pools' },
-      el('thead', {}, el('tr', {}, ['name', 'max concurrent', 'rate', 'created'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ['name', 'namespace', 'max concurrent', 'rate', 'created']
+        .map((h) => el('th', {}, h)))),
       el('tbody', {}, page.items.length ? page.items.map(poolRow)
-        : el('tr', { class: 'empty' }, el('td', { colspan: 4 }, 'No pools yet.')))));
+        : el('tr', { class: 'empty' }, el('td', { colspan: 5 }, 'No pools yet.')))));
   ctx.ready();
 }

@@ -33,7 +33,7 @@ export function mayAdmin() {
   return covers('ADMIN');
 }
 
-/** A token of every namespace: the only kind that reaches calendars, pools and the cluster. */
+/** A token of every namespace: the only kind that reaches the cluster and sees every namespace's jobs and pools. */
 export function ofEveryNamespace() {
   return current.namespace === null || current.namespace === undefined;
 }

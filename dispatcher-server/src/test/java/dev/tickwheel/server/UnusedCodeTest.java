@@ -100,7 +100,6 @@ class UnusedCodeTest {
             // server's own status line no longer counts the table.
             "dev.tickwheel.server.InstanceService#countByStatus",
             // JobSpec's builder-style copies: how an embedding application states a job (README, tests).
-            "dev.tickwheel.server.JobSpec#withDelivery",
             "dev.tickwheel.server.JobSpec#withMisfirePolicy",
             // A webhook failure's parts, for a caller that classifies failures rather than reading the message.
             "dev.tickwheel.server.dispatch.webhook.WebhookException#reason",

@@ -20,8 +20,22 @@ public final class Calendars {
     private final NamedResourceCalls<Calendar> calls;
 
     Calendars(ApiTransport transport, ObjectMapper json) {
+        this(transport, new NamedResourceCalls<>(json, "/api/calendars", Calendar.class));
+    }
+
+    private Calendars(ApiTransport transport, NamedResourceCalls<Calendar> calls) {
         this.transport = transport;
-        this.calls = new NamedResourceCalls<>(json, "/api/calendars", Calendar.class);
+        this.calls = calls;
+    }
+
+    /**
+     * These operations on the calendars of {@code namespace}, named with {@code ?namespace=}: for a token of every
+     * namespace, whose calls otherwise read, replace and delete those of {@code default} and list every namespace's.
+     * A namespace's token reaches its own only (another is a {@link NotFoundException}); a create takes its
+     * namespace from the request ({@code inNamespace} there).
+     */
+    public Calendars inNamespace(String namespace) {
+        return new Calendars(transport, calls.inNamespace(namespace));
     }
 
     /** {@code POST /api/calendars}. @throws ConflictException if the name is taken */
@@ -47,7 +61,7 @@ public final class Calendars {
         return transport.send(calls.replace(name, calendar));
     }
 
-    /** {@code GET /api/calendars}: every calendar, by name. */
+    /** {@code GET /api/calendars}: the token's namespace's calendars (a token of every namespace: all), by name. */
     public List<Calendar> list() {
         return transport.call(calls.list()).items();
     }

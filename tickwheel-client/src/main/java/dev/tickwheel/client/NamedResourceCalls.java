@@ -22,13 +22,28 @@ final class NamedResourceCalls<T> {
     private final String collectionPath;
     private final ObjectReader itemReader;
     private final ObjectReader pageReader;
+    /** {@code ?namespace=} on every call but a create, or null for none. */
+    private final String namespace;
 
     /** @param collectionPath the collection's path, such as {@code /api/pools} */
     NamedResourceCalls(ObjectMapper json, String collectionPath, Class<T> type) {
+        this(json, collectionPath, json.readerFor(type),
+                json.readerFor(json.getTypeFactory().constructParametricType(Page.class, type)), null);
+    }
+
+    private NamedResourceCalls(ObjectMapper json, String collectionPath, ObjectReader itemReader,
+            ObjectReader pageReader, String namespace) {
         this.json = json;
         this.collectionPath = collectionPath;
-        this.itemReader = json.readerFor(type);
-        this.pageReader = json.readerFor(json.getTypeFactory().constructParametricType(Page.class, type));
+        this.itemReader = itemReader;
+        this.pageReader = pageReader;
+        this.namespace = namespace;
+    }
+
+    /** These calls naming {@code namespaceName} with {@code ?namespace=} (reads, replaces and deletes). */
+    NamedResourceCalls<T> inNamespace(String namespaceName) {
+        return new NamedResourceCalls<>(json, collectionPath, itemReader, pageReader,
+                Objects.requireNonNull(namespaceName, "namespace"));
     }
 
     ApiCall<T> create(Object request) {
@@ -40,7 +55,8 @@ final class NamedResourceCalls<T> {
     }
 
     ApiCall<Page<T>> list() {
-        return ApiCall.get(collectionPath, pageReader);
+        return ApiCall.get(RequestPaths.withQuery(collectionPath, java.util.Collections.singletonMap("namespace",
+                namespace)), pageReader);
     }
 
     ApiCall<T> get(String name) {
@@ -52,6 +68,7 @@ final class NamedResourceCalls<T> {
     }
 
     private String path(String name) {
-        return collectionPath + "/" + RequestPaths.segment(Objects.requireNonNull(name, "name"));
+        return RequestPaths.withQuery(collectionPath + "/" + RequestPaths.segment(Objects.requireNonNull(name, "name")),
+                java.util.Collections.singletonMap("namespace", namespace));
     }
 }

@@ -20,8 +20,22 @@ public final class Pools {
     private final NamedResourceCalls<Pool> calls;
 
     Pools(ApiTransport transport, ObjectMapper json) {
+        this(transport, new NamedResourceCalls<>(json, "/api/pools", Pool.class));
+    }
+
+    private Pools(ApiTransport transport, NamedResourceCalls<Pool> calls) {
         this.transport = transport;
-        this.calls = new NamedResourceCalls<>(json, "/api/pools", Pool.class);
+        this.calls = calls;
+    }
+
+    /**
+     * These operations on the pools of {@code namespace}, named with {@code ?namespace=}: for a token of every
+     * namespace, whose calls otherwise read, replace and delete those of {@code default} and list every namespace's.
+     * A namespace's token reaches its own only (another is a {@link NotFoundException}); a create takes its
+     * namespace from the request ({@code inNamespace} there).
+     */
+    public Pools inNamespace(String namespace) {
+        return new Pools(transport, calls.inNamespace(namespace));
     }
 
     /**
@@ -52,7 +66,7 @@ public final class Pools {
         return transport.send(calls.replace(name, pool));
     }
 
-    /** {@code GET /api/pools}: every pool, by name. */
+    /** {@code GET /api/pools}: the token's namespace's pools (a token of every namespace: all), by name. */
     public List<Pool> list() {
         return transport.call(calls.list()).items();
     }

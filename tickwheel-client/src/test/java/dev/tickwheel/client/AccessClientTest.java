@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.client.model.AuditEntry;
 import dev.tickwheel.client.model.AuditQuery;
+import dev.tickwheel.client.model.Calendar;
+import dev.tickwheel.client.model.CalendarRequest;
 import dev.tickwheel.client.model.Caller;
 import dev.tickwheel.client.model.InstanceQuery;
 import dev.tickwheel.client.model.Job;
@@ -16,6 +18,8 @@ import dev.tickwheel.client.model.JobQuery;
 import dev.tickwheel.client.model.JobRequest;
 import dev.tickwheel.client.model.Namespace;
 import dev.tickwheel.client.model.Page;
+import dev.tickwheel.client.model.Pool;
+import dev.tickwheel.client.model.PoolRequest;
 import dev.tickwheel.client.model.Role;
 import dev.tickwheel.client.model.RunRequest;
 import dev.tickwheel.client.model.Schedule;
@@ -167,6 +171,40 @@ class AccessClientTest {
                     () -> teamA.tokens().create(TokenRequest.of("team-a-everything", Role.READ)));
             assertEquals(403, everyNamespace.httpStatus());
             assertEquals(new Caller("team-a-admin", "team-a", Role.ADMIN), teamA.whoami());
+        }
+    }
+
+    @Test
+    void poolsAndCalendars_areOfANamespace_aNamespaceTokenReachesItsOwn_andAllTokensNameOneWithInNamespace() {
+        admin.namespaces().create("team-p");
+        Token teamAdmin = admin.tokens().create(TokenRequest.of("team-p-admin", Role.ADMIN).inNamespace("team-p"));
+        try (TickwheelClient teamP = clientWith(teamAdmin)) {
+            Pool own = teamP.pools().create(PoolRequest.of("egress", 3));
+            Pool defaults = admin.pools().create(PoolRequest.of("egress", 5));
+            Calendar closed = teamP.calendars().create(CalendarRequest.of("closed", java.time.ZoneOffset.UTC,
+                    List.of(), List.of(java.time.DayOfWeek.SUNDAY)));
+
+            assertEquals("team-p", own.namespace());
+            assertEquals("default", defaults.namespace(), "the same name in another namespace is another pool");
+            assertEquals("team-p", closed.namespace());
+            assertEquals(own, teamP.pools().get("egress"));
+            assertEquals(own, admin.pools().inNamespace("team-p").get("egress"));
+            assertEquals(defaults, admin.pools().get("egress"), "a token of every namespace: default unless named");
+            assertEquals(List.of(own), teamP.pools().list());
+            assertEquals(List.of(closed), admin.calendars().inNamespace("team-p").list());
+            assertThrows(NotFoundException.class, () -> teamP.pools().inNamespace("default").get("egress"));
+            assertThrows(NotFoundException.class, () -> teamP.calendars().inNamespace("default").list());
+
+            Pool replaced = admin.pools().inNamespace("team-p").replace("egress", PoolRequest.of("egress", 4));
+            assertEquals(4, replaced.maxConcurrent());
+            assertEquals(4, teamP.pools().get("egress").maxConcurrent());
+            assertEquals("team-p", admin.pools().create(PoolRequest.of("batch", 1).inNamespace("team-p"))
+                    .namespace());
+            Job job = teamP.jobs().create(job("pooled").pool("egress", dev.tickwheel.client.model.OverLimit.WAIT).build());
+            assertEquals("egress", job.pool(), "a job names its namespace's pool by its name");
+            assertThrows(ConflictException.class, () -> admin.pools().inNamespace("team-p").delete("egress"));
+            admin.pools().delete("egress");
+            assertEquals(own.name(), teamP.pools().get("egress").name(), "deleting default's left team-p's");
         }
     }
 

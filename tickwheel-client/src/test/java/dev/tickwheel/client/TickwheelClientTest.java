@@ -125,7 +125,7 @@ class TickwheelClientTest {
                 List.of(java.time.LocalDate.parse("2027-01-01")), List.of()));
         assertEquals(List.of("2027-01-01"), replaced.excludedDates());
         assertEquals(replaced, client.calendars().get(name));
-        assertThrows(ConflictException.class, () -> client.calendars().create(new CalendarRequest(name, null, null,
+        assertThrows(ConflictException.class, () -> client.calendars().create(new CalendarRequest(name, null, null, null,
                 null)));
 
         Job job = client.jobs().create(JobRequest.builder(unique("shift"), Schedule.cron("0 0 6 * * ?", "UTC"),
@@ -152,7 +152,7 @@ class TickwheelClientTest {
         assertEquals("name_taken", taken.code());
 
         Pool replaced = client.pools().replace(name, PoolRequest.of(name, 2));
-        assertEquals(new Pool(name, 2, null, created.createdAt()), replaced, "no rate: none; the creation time kept");
+        assertEquals(new Pool(name, 2, null, created.createdAt(), "default"), replaced, "no rate: none; the creation time kept");
         assertEquals(replaced, client.pools().getAsync(name).get());
         Pool rateOnly = client.pools().replaceAsync(name, PoolRequest.of(name, 0).withRate(1, Duration.ofMinutes(1)))
                 .get();

@@ -1,5 +1,6 @@
 package dev.tickwheel.server;
 
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.store.CalendarStore;
 import java.time.Clock;
@@ -39,37 +40,41 @@ public final class CalendarService {
     }
 
     /**
-     * Stores a calendar unless its name is taken.
+     * Stores a calendar in {@code namespace} (which the caller has checked exists) unless its name is taken there.
+     * Names are per namespace: two namespaces may each have a calendar {@code holidays}, and a job names those of its
+     * own namespace only.
      *
+     * @param name its local name
      * @return the calendar as stored (or the existing one, with {@link Creation#NAME_TAKEN})
      * @throws IllegalArgumentException if a field is invalid (see {@link JobCalendar})
      */
-    public Result create(String name, ZoneId zone, Collection<LocalDate> excludedDates,
+    public Result create(String namespace, String name, ZoneId zone, Collection<LocalDate> excludedDates,
             Collection<DayOfWeek> excludedWeekdays) {
         Instant now = Instant.ofEpochMilli(clock.millis());
-        JobCalendar calendar = new JobCalendar(name, zone, new TreeSet<>(excludedDates), Set.copyOf(excludedWeekdays),
-                now);
+        String qualified = Namespaces.qualified(namespace, name);
+        JobCalendar calendar = new JobCalendar(qualified, zone, new TreeSet<>(excludedDates),
+                Set.copyOf(excludedWeekdays), now);
         if (calendars.insert(calendar)) {
             return new Result(calendar, Creation.CREATED);
         }
-        return new Result(calendars.get(name).orElse(calendar), Creation.NAME_TAKEN);
+        return new Result(calendars.get(qualified).orElse(calendar), Creation.NAME_TAKEN);
     }
 
     /**
-     * Replaces the zone, dates and weekdays of calendar {@code name}; its creation time stays. Instances already
-     * created are not touched.
+     * Replaces the zone, dates and weekdays of calendar {@code name} of {@code namespace}; its creation time stays.
+     * Instances already created are not touched.
      *
      * @return the calendar as stored, or empty if there is none of that name
      * @throws IllegalArgumentException if a field is invalid (see {@link JobCalendar})
      */
-    public Optional<JobCalendar> replace(String name, ZoneId zone, Collection<LocalDate> excludedDates,
-            Collection<DayOfWeek> excludedWeekdays) {
-        Optional<JobCalendar> current = calendars.get(name);
+    public Optional<JobCalendar> replace(String namespace, String name, ZoneId zone,
+            Collection<LocalDate> excludedDates, Collection<DayOfWeek> excludedWeekdays) {
+        Optional<JobCalendar> current = get(namespace, name);
         if (current.isEmpty()) {
             return Optional.empty();
         }
-        JobCalendar replaced = new JobCalendar(name, zone, new TreeSet<>(excludedDates), Set.copyOf(excludedWeekdays),
-                current.get().createdAt());
+        JobCalendar replaced = new JobCalendar(current.get().name(), zone, new TreeSet<>(excludedDates),
+                Set.copyOf(excludedWeekdays), current.get().createdAt());
         return calendars.replace(replaced) ? Optional.of(replaced) : Optional.empty();
     }
 
@@ -77,17 +82,22 @@ public final class CalendarService {
     public record Result(JobCalendar calendar, Creation creation) {
     }
 
-    public Optional<JobCalendar> get(String name) {
-        return calendars.get(name);
+    /** Calendar {@code name} of {@code namespace}; empty for a name that is not a valid one. */
+    public Optional<JobCalendar> get(String namespace, String name) {
+        return Namespaces.isLocalName(name) ? calendars.get(Namespaces.qualified(namespace, name))
+                : Optional.empty();
     }
 
-    /** Every calendar, by name. */
-    public List<JobCalendar> list() {
-        return calendars.list();
+    /** The calendars of {@code namespace} (null: of every namespace), by qualified name. */
+    public List<JobCalendar> list(String namespace) {
+        return calendars.list().stream()
+                .filter(calendar -> namespace == null || calendar.namespace().equals(namespace))
+                .toList();
     }
 
-    /** Deletes the calendar unless a job names it. */
-    public CalendarStore.Deletion delete(String name) {
-        return calendars.delete(name);
+    /** Deletes calendar {@code name} of {@code namespace} unless a job names it. */
+    public CalendarStore.Deletion delete(String namespace, String name) {
+        return Namespaces.isLocalName(name) ? calendars.delete(Namespaces.qualified(namespace, name))
+                : CalendarStore.Deletion.NOT_FOUND;
     }
 }

@@ -12,6 +12,7 @@ import dev.tickwheel.server.job.NewJob;
 import dev.tickwheel.server.job.ScheduleWindow;
 import dev.tickwheel.server.job.TargetType;
 import dev.tickwheel.server.schedule.ShardOwner;
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.PoolStore;
 import dev.tickwheel.server.store.InstanceStore;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongFunction;
 
 /**
  * Creates, changes, runs and removes jobs, on any member. Every schedule is validated before anything is written; a
@@ -70,10 +72,14 @@ public final class JobService implements AutoCloseable {
     /** Judges webhook and alert URLs before anything is written; calls are judged again as they connect. */
     private final OutboundGuard guard;
 
+    /** The namespace of a job by its id (a job never changes namespace), for the names in an update's spec. */
+    private final LongFunction<String> namespaceOfJob;
+
     JobService(JobStore jobs, InstanceStore instances, ShardOwner owner, TimeExpressionParser parser,
                SnowflakeIdGenerator ids, Clock clock, Duration storeTimeout, AfterWrite afterWrite,
-               CalendarStore calendars, PoolStore pools, OutboundGuard guard) {
+               CalendarStore calendars, PoolStore pools, OutboundGuard guard, LongFunction<String> namespaceOfJob) {
         this.guard = guard;
+        this.namespaceOfJob = namespaceOfJob;
         this.calendars = calendars;
         this.pools = pools;
         this.afterWrite = afterWrite;
@@ -94,18 +100,21 @@ public final class JobService implements AutoCloseable {
      *                                written)
      */
     public Job create(JobSpec spec) {
-        return create(spec, dev.tickwheel.server.access.Namespaces.DEFAULT);
+        return create(spec, Namespaces.DEFAULT);
     }
 
     /**
      * {@link #create(JobSpec)} in a namespace, which must exist ({@link AccessService#namespace}); a job never changes
-     * namespace.
+     * namespace. The spec's calendar and pool are named as in that namespace (their local names); the stored job holds
+     * their {@linkplain Namespaces#qualified qualified names}.
      *
      * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
+     * @throws IllegalArgumentException if the calendar or pool does not exist in the namespace
      */
-    public Job create(JobSpec spec, String namespace) {
-        Objects.requireNonNull(spec, "spec");
-        dev.tickwheel.server.access.Namespaces.check(namespace);
+    public Job create(JobSpec requested, String namespace) {
+        Objects.requireNonNull(requested, "spec");
+        Namespaces.check(namespace);
+        JobSpec spec = inNamespace(requested, namespace);
         requireCalendar(spec);
         requirePool(spec);
         requireAllowedUrls(spec);
@@ -131,8 +140,9 @@ public final class JobService implements AutoCloseable {
      *                               keep by deleting or renaming the others
      * @throws dev.tickwheel.time.InvalidTimeExpressionException if the schedule is invalid (nothing is written)
      */
-    public Declared declare(JobSpec spec) {
-        Objects.requireNonNull(spec, "spec");
+    public Declared declare(JobSpec requested) {
+        Objects.requireNonNull(requested, "spec");
+        JobSpec spec = inNamespace(requested, Namespaces.DEFAULT);
         requireCalendar(spec);
         requirePool(spec);
         requireAllowedUrls(spec);
@@ -196,8 +206,9 @@ public final class JobService implements AutoCloseable {
      * @return the job, or empty if unknown
      * @throws IllegalStateException if the job kept changing concurrently: the optimistic update is tried three times
      */
-    public Optional<Job> update(long jobId, JobSpec spec) {
-        Objects.requireNonNull(spec, "spec");
+    public Optional<Job> update(long jobId, JobSpec requested) {
+        Objects.requireNonNull(requested, "spec");
+        JobSpec spec = inNamespace(requested, namespaceOfJob.apply(jobId));
         requireCalendar(spec);
         requirePool(spec);
         requireAllowedUrls(spec);
@@ -398,18 +409,46 @@ public final class JobService implements AutoCloseable {
         });
     }
 
+    /**
+     * {@code spec} with its calendar and pool, local names of {@code namespace}, replaced by their qualified names.
+     *
+     * @throws IllegalArgumentException naming the field if a name is not a local name (one naming another namespace's
+     *                                  calendar or pool with '/' included)
+     */
+    private static JobSpec inNamespace(JobSpec spec, String namespace) {
+        String calendar = spec.schedule().calendar();
+        String pool = spec.delivery().pool();
+        if (calendar != null) {
+            requireLocalName("calendar", calendar);
+            spec = spec.withSchedule(spec.schedule().withCalendar(Namespaces.qualified(namespace, calendar)));
+        }
+        if (pool != null) {
+            requireLocalName("pool", pool);
+            spec = spec.withDelivery(spec.delivery().withPool(Namespaces.qualified(namespace, pool)));
+        }
+        return spec;
+    }
+
+    private static void requireLocalName(String field, String name) {
+        if (!Namespaces.isLocalName(name)) {
+            throw new IllegalArgumentException(field + " '" + name + "' does not exist; create it first");
+        }
+    }
+
     /** @throws IllegalArgumentException if the spec names a pool that does not exist */
     private void requirePool(JobSpec spec) {
         String name = spec.delivery().pool();
         if (name != null && pools.get(name).isEmpty()) {
-            throw new IllegalArgumentException("pool '" + name + "' does not exist; create it first");
+            throw new IllegalArgumentException("pool '" + Namespaces.localName(name) + "' does not exist; create it"
+                    + " first");
         }
     }
 
     private void requireCalendar(JobSpec spec) {
         String name = spec.schedule().calendar();
         if (name != null && calendars.get(name).isEmpty()) {
-            throw new IllegalArgumentException("calendar '" + name + "' does not exist; create it first");
+            throw new IllegalArgumentException("calendar '" + Namespaces.localName(name) + "' does not exist; create"
+                    + " it first");
         }
     }
 

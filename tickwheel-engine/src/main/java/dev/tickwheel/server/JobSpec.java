@@ -50,6 +50,11 @@ public record JobSpec(String name, ScheduleSpec schedule, Target target, String 
                 keepSigningSecret);
     }
 
+    public JobSpec withSchedule(ScheduleSpec newSchedule) {
+        return new JobSpec(name, newSchedule, target, params, enabled, misfirePolicy, retryPolicy, delivery, operations,
+                keepSigningSecret);
+    }
+
     public JobSpec withDelivery(DeliveryPolicy newDelivery) {
         return new JobSpec(name, schedule, target, params, enabled, misfirePolicy, retryPolicy, newDelivery, operations,
                 keepSigningSecret);

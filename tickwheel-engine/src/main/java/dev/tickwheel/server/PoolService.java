@@ -1,5 +1,6 @@
 package dev.tickwheel.server;
 
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.pool.InstancePool;
 import dev.tickwheel.server.store.PoolStore;
 import java.time.Clock;
@@ -38,37 +39,41 @@ public final class PoolService {
     }
 
     /**
-     * Stores a pool unless its name is taken.
+     * Stores a pool in {@code namespace} (which the caller has checked exists) unless its name is taken there. Names
+     * are per namespace: a job names the pools of its own namespace only.
      *
+     * @param name          its local name
      * @param maxConcurrent calls in flight at once, at most; 0 for no limit
      * @param rate          how fast calls may start, or null for no rate
      * @return the pool as stored (or the existing one, with {@link Creation#NAME_TAKEN})
      * @throws IllegalArgumentException if a field is invalid, or neither limit is given (see {@link InstancePool})
      */
-    public Result create(String name, int maxConcurrent, InstancePool.Rate rate) {
-        InstancePool pool = new InstancePool(name, maxConcurrent, rate, Instant.ofEpochMilli(clock.millis()));
+    public Result create(String namespace, String name, int maxConcurrent, InstancePool.Rate rate) {
+        String qualified = Namespaces.qualified(namespace, name);
+        InstancePool pool = new InstancePool(qualified, maxConcurrent, rate, Instant.ofEpochMilli(clock.millis()));
         if (pools.insert(pool)) {
             return new Result(pool, Creation.CREATED);
         }
-        return new Result(pools.get(name).orElse(pool), Creation.NAME_TAKEN);
+        return new Result(pools.get(qualified).orElse(pool), Creation.NAME_TAKEN);
     }
 
     /**
-     * Replaces the limits of pool {@code name}; its creation time stays. Calls already started are not touched.
+     * Replaces the limits of pool {@code name} of {@code namespace}; its creation time stays. Calls already started are not touched.
      *
      * @return the pool as stored, or empty if there is none of that name
      * @throws IllegalArgumentException if a field is invalid, or neither limit is given (see {@link InstancePool})
      */
-    public Optional<InstancePool> replace(String name, int maxConcurrent, InstancePool.Rate rate) {
-        Optional<InstancePool> current = pools.get(name);
+    public Optional<InstancePool> replace(String namespace, String name, int maxConcurrent,
+            InstancePool.Rate rate) {
+        Optional<InstancePool> current = get(namespace, name);
         if (current.isEmpty()) {
             return Optional.empty();
         }
-        InstancePool pool = new InstancePool(name, maxConcurrent, rate, current.get().createdAt());
+        InstancePool pool = new InstancePool(current.get().name(), maxConcurrent, rate, current.get().createdAt());
         if (!pools.replace(pool)) {
             return Optional.empty();
         }
-        replaced.accept(name);
+        replaced.accept(pool.name());
         return Optional.of(pool);
     }
 
@@ -76,17 +81,21 @@ public final class PoolService {
     public record Result(InstancePool pool, Creation creation) {
     }
 
-    public Optional<InstancePool> get(String name) {
-        return pools.get(name);
+    /** Pool {@code name} of {@code namespace}; empty for a name that is not a valid one. */
+    public Optional<InstancePool> get(String namespace, String name) {
+        return Namespaces.isLocalName(name) ? pools.get(Namespaces.qualified(namespace, name)) : Optional.empty();
     }
 
-    /** Every pool, by name. */
-    public List<InstancePool> list() {
-        return pools.list();
+    /** The pools of {@code namespace} (null: of every namespace), by qualified name. */
+    public List<InstancePool> list(String namespace) {
+        return pools.list().stream()
+                .filter(pool -> namespace == null || pool.namespace().equals(namespace))
+                .toList();
     }
 
-    /** Deletes the pool unless a job names it. */
-    public PoolStore.Deletion delete(String name) {
-        return pools.delete(name);
+    /** Deletes pool {@code name} of {@code namespace} unless a job names it. */
+    public PoolStore.Deletion delete(String namespace, String name) {
+        return Namespaces.isLocalName(name) ? pools.delete(Namespaces.qualified(namespace, name))
+                : PoolStore.Deletion.NOT_FOUND;
     }
 }

@@ -318,11 +318,11 @@ public final class TickwheelServer implements AutoCloseable {
             // The services answer API callers: their stores' reads, pool waits and group commits wait at most the
             // store timeout (the engine's own work keeps the unbounded reads of the engine's stores).
             AfterWrite afterWrite = new AfterWrite(stores.callerTransactions(), stores.dataSource());
+            accessService = new AccessService(stores.access(), ids, config.clock());
             jobService = new JobService(stores.callerJobs(), stores.callerInstances(), owner, parser, ids,
                     config.clock(), config.storeTimeout(), afterWrite, stores.calendars(), stores.pools(),
-                    config.outboundGuard());
+                    config.outboundGuard(), accessService::namespaceOfJob);
             calendarService = new CalendarService(stores.calendars(), config.clock());
-            accessService = new AccessService(stores.access(), ids, config.clock());
             auditService = new AuditService(stores.audit(), ids, config.clock(), config.storeTimeout(),
                     config.auditRetention());
             poolService = new PoolService(stores.pools(), config.clock(), poolCatalog::invalidate);

@@ -1,5 +1,6 @@
 package dev.tickwheel.server;
 
+import static dev.tickwheel.server.access.Namespaces.DEFAULT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -198,13 +199,13 @@ abstract class AbstractTickwheelServerTest {
     void calendar_createdListedNamedByAJob_skipsItsDays_cannotBeDeletedWhileNamed() {
         java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
         CalendarService calendars = server.calendars();
-        CalendarService.Result created = calendars.create("closed", java.time.ZoneOffset.UTC,
+        CalendarService.Result created = calendars.create(DEFAULT, "closed", java.time.ZoneOffset.UTC,
                 List.of(today, today.plusDays(1)), List.of(java.time.DayOfWeek.SUNDAY));
         assertEquals(CalendarService.Creation.CREATED, created.creation());
-        assertEquals(CalendarService.Creation.NAME_TAKEN, calendars.create("closed", java.time.ZoneOffset.UTC,
+        assertEquals(CalendarService.Creation.NAME_TAKEN, calendars.create(DEFAULT, "closed", java.time.ZoneOffset.UTC,
                 List.of(), List.of()).creation());
-        assertEquals(created.calendar(), calendars.get("closed").orElseThrow());
-        assertEquals(List.of(created.calendar()), calendars.list());
+        assertEquals(created.calendar(), calendars.get(DEFAULT, "closed").orElseThrow());
+        assertEquals(List.of(created.calendar()), calendars.list(DEFAULT));
         assertThrows(IllegalArgumentException.class, () -> server.jobs().create(JobSpec.of("unknown calendar",
                 ScheduleSpec.cron("* * * * * ?", "UTC").withCalendar("nope"), Target.handler("count"))));
 
@@ -217,16 +218,45 @@ abstract class AbstractTickwheelServerTest {
         assertEquals(List.of(), instancesOf(job.id()));
         assertEquals(0, calls("count"));
 
-        JobCalendar replaced = calendars.replace("closed", java.time.ZoneId.of("Europe/Berlin"),
+        JobCalendar replaced = calendars.replace(DEFAULT, "closed", java.time.ZoneId.of("Europe/Berlin"),
                 List.of(today.plusDays(7)), List.of()).orElseThrow();
-        assertEquals(replaced, calendars.get("closed").orElseThrow());
+        assertEquals(replaced, calendars.get(DEFAULT, "closed").orElseThrow());
         assertEquals(created.calendar().createdAt(), replaced.createdAt(), "a replace keeps the creation time");
-        assertEquals(java.util.Optional.empty(), calendars.replace("none", java.time.ZoneOffset.UTC, List.of(),
+        assertEquals(java.util.Optional.empty(), calendars.replace(DEFAULT, "none", java.time.ZoneOffset.UTC, List.of(),
                 List.of()));
-        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.IN_USE, calendars.delete("closed"));
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.IN_USE, calendars.delete(DEFAULT, "closed"));
         assertTrue(server.jobs().delete(job.id()));
-        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.DELETED, calendars.delete("closed"));
-        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.NOT_FOUND, calendars.delete("closed"));
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.DELETED, calendars.delete(DEFAULT, "closed"));
+        assertEquals(dev.tickwheel.server.store.CalendarStore.Deletion.NOT_FOUND, calendars.delete(DEFAULT, "closed"));
+    }
+
+    /**
+     * A job of a namespace names that namespace's calendars and pools by their local names, on create and on update;
+     * the stored job holds their qualified names, so a pool of the same name elsewhere is another pool.
+     */
+    @Test
+    void aJobOfANamespace_namesItsNamespacesCalendarsAndPools_byLocalName() {
+        server.access().createNamespace("team-a");
+        server.pools().create("team-a", "lane", 2, null);
+        server.pools().create(DEFAULT, "only-default", 2, null);
+        server.calendars().create("team-a", "closed", java.time.ZoneOffset.UTC, List.of(),
+                List.of(java.time.DayOfWeek.SUNDAY));
+        JobSpec spec = JobSpec.of("team job", ScheduleSpec.cron("0 0 9 * * ?", "UTC").withCalendar("closed"),
+                Target.handler("count")).withDelivery(dev.tickwheel.server.job.DeliveryPolicy.DEFAULT.withPool("lane"));
+
+        Job job = server.jobs().create(spec, "team-a");
+        Job updated = server.jobs().update(job.id(), spec.withParams("{\"v\": 2}")).orElseThrow();
+
+        assertEquals("team-a/lane", job.delivery().pool());
+        assertEquals("team-a/closed", job.schedule().calendar());
+        assertEquals("team-a/lane", updated.delivery().pool(), "an update's names are the job's namespace's too");
+        assertEquals(dev.tickwheel.server.store.PoolStore.Deletion.IN_USE, server.pools().delete("team-a", "lane"));
+        assertThrows(IllegalArgumentException.class, () -> server.jobs().create(spec.withDelivery(
+                dev.tickwheel.server.job.DeliveryPolicy.DEFAULT.withPool("only-default")), "team-a"));
+        assertThrows(IllegalArgumentException.class, () -> server.jobs().create(spec.withDelivery(
+                dev.tickwheel.server.job.DeliveryPolicy.DEFAULT.withPool("team-a/lane")), DEFAULT),
+                "a qualified name is not a local name: no job reaches another namespace's pool");
+        assertTrue(server.jobs().delete(job.id()));
     }
 
     // Eight threads create each of 20 names at once: the read-then-insert can race, and the losers must hear
@@ -243,7 +273,7 @@ abstract class AbstractTickwheelServerTest {
                 for (int t = 0; t < 8; t++) {
                     results.add(pool.submit(() -> {
                         start.await();
-                        return calendars.create(name, java.time.ZoneOffset.UTC, List.of(), List.of()).creation();
+                        return calendars.create(DEFAULT, name, java.time.ZoneOffset.UTC, List.of(), List.of()).creation();
                     }));
                 }
                 int created = 0;
@@ -255,7 +285,7 @@ abstract class AbstractTickwheelServerTest {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(20, server.calendars().list().size());
+        assertEquals(20, server.calendars().list(null).size());
     }
 
     private List<Instance> instancesOf(long jobId) {

@@ -1,5 +1,6 @@
 package dev.tickwheel.server;
 
+import static dev.tickwheel.server.access.Namespaces.DEFAULT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -121,7 +122,7 @@ class PriorityAndPoolServerTest {
     @Test
     void poolOfTwo_sharedByThreeJobs_neverMoreThanTwoCallsAtOnce_theRestWaitAndRun() {
         start(100);
-        server.pools().create("pair", 2, null);
+        server.pools().create(DEFAULT, "pair", 2, null);
         List<Long> runs = new ArrayList<>();
         for (int j = 0; j < 3; j++) {
             Job job = server.jobs().create(JobSpec.of("pooled-" + j, ScheduleSpec.api(), Target.handler("gate"))
@@ -162,12 +163,12 @@ class PriorityAndPoolServerTest {
                         .withDelivery(pool("nope"))));
         assertTrue(unknown.getMessage().startsWith("pool 'nope' does not exist"), unknown.getMessage());
 
-        server.pools().create("slow-lane", 0, new dev.tickwheel.server.pool.InstancePool.Rate(1, 1_000));
+        server.pools().create(DEFAULT, "slow-lane", 0, new dev.tickwheel.server.pool.InstancePool.Rate(1, 1_000));
         server.jobs().update(job.id(), JobSpec.of("later", ScheduleSpec.api(), Target.handler("record"))
                 .withDelivery(pool("slow-lane")));
         int shard = Shards.ofPool("slow-lane", Shards.DEFAULT_COUNT);
         runs.forEach(id -> assertEquals(shard, instance(id).shard(), "moved to the pool's shard"));
-        assertEquals(dev.tickwheel.server.store.PoolStore.Deletion.IN_USE, server.pools().delete("slow-lane"));
+        assertEquals(dev.tickwheel.server.store.PoolStore.Deletion.IN_USE, server.pools().delete(DEFAULT, "slow-lane"));
     }
 
     private List<Long> runs(Job job, int count, Integer priority) {

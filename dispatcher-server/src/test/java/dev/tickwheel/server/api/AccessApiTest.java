@@ -194,6 +194,89 @@ class AccessApiTest {
         assertFalse(root.get("/api/workflows?namespace=search").text().contains(workflowId));
     }
 
+    /**
+     * Calendars and pools are per namespace: two teams each have a "holidays" and a "partner-api" of their own, a job
+     * shares those of its namespace only (by local name), and no spelling of a path or a job field reaches another
+     * namespace's.
+     */
+    @Test
+    void calendarsAndPools_belongToNamespaces_andJobsNameTheirOwnOnly() {
+        ApiClient payments = token("payments-cal-admin", "payments", "ADMIN");
+        ApiClient search = token("search-cal-admin", "search", "ADMIN");
+        ApiClient searchReader = token("search-cal-reader", "search", "READ");
+        ApiClient.Reply paymentsHolidays = payments.post("/api/calendars", "{\"name\": \"holidays\","
+                + " \"excludedWeekdays\": [\"SUNDAY\"]}");
+        assertEquals(201, paymentsHolidays.status(), paymentsHolidays.toString());
+        assertEquals("payments", paymentsHolidays.json().get("namespace").asText());
+        assertEquals("holidays", paymentsHolidays.json().get("name").asText());
+        assertEquals(201, search.post("/api/calendars", "{\"name\": \"holidays\", \"excludedWeekdays\":"
+                + " [\"SATURDAY\"]}").status(), "the same name in another namespace is another calendar");
+        assertEquals(201, payments.post("/api/pools", "{\"name\": \"partner-api\", \"maxConcurrent\": 4}").status());
+        assertEquals(201, search.post("/api/pools", "{\"name\": \"partner-api\", \"maxConcurrent\": 9}").status());
+        assertField(payments.post("/api/pools", "{\"name\": \"partner-api\", \"maxConcurrent\": 1}"), 409, "name");
+
+        // Each token reads its own by name and in lists; the other's is answered as missing.
+        assertEquals("SATURDAY", searchReader.get("/api/calendars/holidays").json().get("excludedWeekdays").get(0)
+                .asText());
+        assertEquals(9, searchReader.get("/api/pools/partner-api").json().get("maxConcurrent").asInt());
+        ApiClient.Reply foreign = searchReader.get("/api/calendars/holidays?namespace=payments");
+        assertEquals(404, foreign.status(), foreign.toString());
+        assertEquals(404, search.delete("/api/pools/partner-api?namespace=payments").status());
+        assertEquals(404, search.get("/api/calendars/payments%2Fholidays").status(),
+                "a qualified name in the path is no way into another namespace");
+        assertEquals(List.of("search"), namespacesOf(searchReader.get("/api/calendars")));
+        assertEquals(List.of("search"), namespacesOf(searchReader.get("/api/pools")));
+        assertEquals(403, searchReader.post("/api/pools", "{\"name\": \"r\", \"maxConcurrent\": 1}").status());
+
+        // A job names the calendar and pool of its own namespace by local name, and shows them so.
+        ApiClient.Reply job = payments.post("/api/jobs", JOB.formatted("payroll").replace("{\"name\"",
+                "{\"calendar\": \"holidays\", \"pool\": \"partner-api\", \"name\"")
+                .replace("\"type\": \"API\"", "\"type\": \"CRON\", \"expression\": \"0 0 9 * * ?\""));
+        assertEquals(201, job.status(), job.toString());
+        assertEquals("holidays", job.json().get("calendar").asText());
+        assertEquals("partner-api", job.json().get("pool").asText());
+        String jobId = job.json().get("id").asText();
+        assertEquals(409, payments.delete("/api/pools/partner-api").status(), "payments' pool is in use");
+        assertEquals(204, search.delete("/api/pools/partner-api").status(), "search's is not");
+        assertEquals(201, search.post("/api/pools", "{\"name\": \"partner-api\", \"maxConcurrent\": 9}").status());
+        assertField(search.post("/api/jobs", JOB.formatted("sneaky").replace("{\"name\"",
+                "{\"pool\": \"payments/partner-api\", \"name\"")), 400, "pool");
+        assertField(search.post("/api/jobs", JOB.formatted("sneaky").replace("{\"name\"",
+                "{\"pool\": \"only-in-payments\", \"name\"")), 400, "pool");
+        // The default namespace's job cannot reach a namespace's pool through its stored form either.
+        assertField(root.post("/api/jobs", JOB.formatted("sneaky").replace("{\"name\"",
+                "{\"pool\": \"search/partner-api\", \"name\"")), 400, "pool");
+
+        // A token of every namespace names the namespace: in a creation's body, and with ?namespace= on a path.
+        ApiClient.Reply rootPool = root.post("/api/pools", "{\"name\": \"batch\", \"maxConcurrent\": 2,"
+                + " \"namespace\": \"search\"}");
+        assertEquals(201, rootPool.status(), rootPool.toString());
+        assertEquals("search", rootPool.json().get("namespace").asText());
+        assertEquals(404, root.get("/api/pools/batch").status(), "without ?namespace=, the default namespace's");
+        assertEquals(2, root.get("/api/pools/batch?namespace=search").json().get("maxConcurrent").asInt());
+        assertField(root.put("/api/pools/batch?namespace=search", "{\"maxConcurrent\": 3, \"namespace\":"
+                + " \"payments\"}"), 400, "namespace");
+        assertEquals(3, root.put("/api/pools/batch?namespace=search", "{\"maxConcurrent\": 3}").json()
+                .get("maxConcurrent").asInt());
+        assertTrue(namespacesOf(root.get("/api/pools")).containsAll(List.of("payments", "search")));
+        assertEquals(List.of("payments"), namespacesOf(root.get("/api/pools?namespace=payments")));
+        // The change is audited in the pool's namespace.
+        JsonNode entry = root.get("/api/audit?action=PUT%20/api/pools&limit=1").json().get("items").get(0);
+        assertEquals("search", entry.get("namespace").asText(), entry.toString());
+        assertEquals(200, payments.get("/api/jobs/" + jobId).status());
+    }
+
+    private static List<String> namespacesOf(ApiClient.Reply list) {
+        assertEquals(200, list.status(), list.toString());
+        List<String> namespaces = new ArrayList<>();
+        list.json().get("items").forEach(item -> {
+            if (!namespaces.contains(item.get("namespace").asText())) {
+                namespaces.add(item.get("namespace").asText());
+            }
+        });
+        return namespaces;
+    }
+
     @Test
     void audit_recordsChanges_withTheFieldsChanged_andSecretsMasked() {
         ApiClient editor = token("editor", "payments", "ADMIN");

@@ -27,8 +27,8 @@ import org.openqa.selenium.support.ui.Select;
  * one in "default", and tokens made over HTTP:
  * <ul>
  *   <li>READ of payments: its job only, with its namespace; no create, edit, delete, run, enable/disable, cancel or
- *       rerun control drawn; its namespace's workflows without New workflow; no pools, tokens or audit link, and
- *       those pages say why instead;</li>
+ *       rerun control drawn; its namespace's workflows without New workflow and its namespace's pools; no tokens
+ *       or audit link, and those pages say why instead;</li>
  *   <li>OPERATE of payments: run, enable/disable, cancel and rerun, but no job create, edit or delete;</li>
  *   <li>ADMIN of every namespace: a namespace filter on the jobs list and a namespace input on the job form; on the
  *       tokens page it creates a token whose secret is shown once and works over HTTP, then revokes it (HTTP: 401), and
@@ -132,6 +132,9 @@ class ConsoleAuthBrowserTest {
         String defaultJob = createJob("nightly report", null);
         String waiting = root.post("/api/jobs/" + paymentsJob + "/run", "{\"delayMs\": 600000}").json()
                 .get("instanceId").asText();
+        assertEquals(201, root.post("/api/pools", "{\"name\": \"card-network\", \"maxConcurrent\": 3, \"namespace\": \""
+                + NAMESPACE + "\"}").status());
+        assertEquals(201, root.post("/api/pools", "{\"name\": \"reports\", \"maxConcurrent\": 1}").status());
         String reader = secretOf(createToken("payments-reader", "READ", NAMESPACE));
         String operator = secretOf(createToken("payments-operator", "OPERATE", NAMESPACE));
         String admin = secretOf(createToken("ops-admin", "ADMIN", null));
@@ -145,7 +148,7 @@ class ConsoleAuthBrowserTest {
         assertTrue(console.shown(row + " a.history"));
         assertNone("#new-job", row + " button.toggle", row + " button.run", row + " a.edit", row + " button.delete",
                 "#namespace-filter");
-        assertNavigation(false, false);
+        assertNavigation(false);
         console.load("#/jobs/" + paymentsJob);
         console.awaitText("dd.job-namespace", NAMESPACE);
         assertNone("button.toggle", "button.run", "a.edit", "button.delete");
@@ -156,8 +159,9 @@ class ConsoleAuthBrowserTest {
         assertTrue(console.shown("#instances"));
         assertNone("button.rerun-matching", "#history-filters select[name='namespace']");
         console.load("#/pools");
-        assertNone("#pools");
-        console.awaitTextContaining("#view p.message.error", "need a token of every namespace");
+        console.until(() -> "the pools page", b -> console.shown("#pools"));
+        assertEquals(List.of("card-network"), console.texts("#pools td.pool-name"), "its namespace's pools only");
+        assertEquals(NAMESPACE, console.text("#pools tr[data-pool='card-network'] td.pool-namespace"));
         console.load("#/workflows");
         assertTrue(console.shown("#workflows"), "a namespace's token lists its namespace's workflows");
         assertNone("#new-workflow");
@@ -173,7 +177,7 @@ class ConsoleAuthBrowserTest {
         assertEquals("payments-operator · OPERATE · payments", console.logIn(operator));
         assertTrue(console.shown("button.run") && console.shown("button.toggle"), "run, enable and disable");
         assertNone("a.edit", "button.delete");
-        assertNavigation(false, false);
+        assertNavigation(false);
         console.click("button.toggle");
         console.awaitText("dd.job-enabled", "no");
         console.load("#/jobs");
@@ -192,7 +196,7 @@ class ConsoleAuthBrowserTest {
         // ADMIN of every namespace: every page, a namespace filter and a namespace input.
         console.load("#/jobs");
         assertEquals("ops-admin · ADMIN · every namespace", console.logIn(admin));
-        assertNavigation(true, true);
+        assertNavigation(true);
         assertEquals(List.of("charge cards", "nightly report"), console.texts("#jobs td.job-name"));
         select("#namespace-filter").selectByValue(NAMESPACE);
         console.until(() -> "the namespace filter is applied", b -> console.hash().equals("#/jobs?namespace=payments"));
@@ -270,9 +274,9 @@ class ConsoleAuthBrowserTest {
         }
     }
 
-    private void assertNavigation(boolean everyNamespace, boolean admin) {
+    private void assertNavigation(boolean admin) {
         assertTrue(console.shown("header nav a[data-path='/jobs']"));
-        assertEquals(everyNamespace, console.shown("header nav a[data-path='/pools']"), "pools link");
+        assertTrue(console.shown("header nav a[data-path='/pools']"), "pools link: every token sees its pools");
         assertTrue(console.shown("header nav a[data-path='/workflows /workflow-runs']"), "workflows link");
         assertEquals(admin, console.shown("header nav a[data-path='/tokens']"), "tokens link");
         assertEquals(admin, console.shown("header nav a[data-path='/audit']"), "audit link");

@@ -179,7 +179,8 @@ class OpenApiAccessValidationTest {
         exchange(teamAdmin, "POST", "/api/tokens", "{\"name\": \"x-everything\", \"role\": \"READ\"}", 403);
         exchange(teamAdmin, "POST", "/api/tokens",
                 "{\"name\": \"x-default\", \"namespace\": \"default\", \"role\": \"READ\"}", 404);
-        exchange(teamAdmin, "GET", "/api/calendars", null, 403);
+        exchange(teamAdmin, "GET", "/api/calendars/none", null, 404);
+        exchange(teamAdmin, "GET", "/api/pools/none?namespace=default", null, 404);
         exchange(teamAdmin, "GET", "/api/cluster", null, 403);
 
         ApiClient anonymous = new ApiClient(app.baseUrl());

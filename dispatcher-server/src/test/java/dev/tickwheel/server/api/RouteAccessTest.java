@@ -110,13 +110,14 @@ class RouteAccessTest {
                 f -> "/api/instances/" + f.instanceId() + "/reschedule", "{\"delayMs\": 700000}");
         table("POST /api/instances/{id}/rerun", RouteAccess.OPERATE, true,
                 f -> "/api/instances/" + f.instanceId() + "/rerun", null);
-        table("POST /api/calendars", RouteAccess.SERVER_ADMIN, false, f -> "/api/calendars",
+        // The fixture's calendars and pools are team-a's; ?namespace= names it for a caller of every namespace.
+        table("POST /api/calendars", RouteAccess.ADMIN, false, f -> "/api/calendars",
                 "{\"name\": \"c-" + "NAME\"}");
-        table("GET /api/calendars", RouteAccess.SERVER_READ, false, f -> "/api/calendars", null);
-        table("GET /api/calendars/{name}", RouteAccess.SERVER_READ, false, f -> "/api/calendars/" + f.name(), null);
-        table("PUT /api/calendars/{name}", RouteAccess.SERVER_ADMIN, false, f -> "/api/calendars/" + f.name(),
+        table("GET /api/calendars", RouteAccess.READ, false, f -> "/api/calendars", null);
+        table("GET /api/calendars/{name}", RouteAccess.READ, true, f -> inTeam("/api/calendars/" + f.name()), null);
+        table("PUT /api/calendars/{name}", RouteAccess.ADMIN, true, f -> inTeam("/api/calendars/" + f.name()),
                 "{\"excludedWeekdays\": [\"SUNDAY\"]}");
-        table("DELETE /api/calendars/{name}", RouteAccess.SERVER_ADMIN, false, f -> "/api/calendars/" + f.name(),
+        table("DELETE /api/calendars/{name}", RouteAccess.ADMIN, true, f -> inTeam("/api/calendars/" + f.name()),
                 null);
         table("POST /api/callbacks/{token}", RouteAccess.OPEN, false, f -> "/api/callbacks/1.1.1.bad",
                 "{\"outcome\": \"SUCCEEDED\"}");
@@ -129,12 +130,12 @@ class RouteAccessTest {
         table("GET /api/workflow-runs/{id}", RouteAccess.READ, true, f -> "/api/workflow-runs/" + f.runId(), null);
         table("POST /api/workflow-runs/{id}/cancel", RouteAccess.OPERATE, true,
                 f -> "/api/workflow-runs/" + f.runId() + "/cancel", null);
-        table("POST /api/pools", RouteAccess.SERVER_ADMIN, false, f -> "/api/pools", "{}");
-        table("GET /api/pools", RouteAccess.SERVER_READ, false, f -> "/api/pools", null);
-        table("GET /api/pools/{name}", RouteAccess.SERVER_READ, false, f -> "/api/pools/" + f.name(), null);
-        table("PUT /api/pools/{name}", RouteAccess.SERVER_ADMIN, false, f -> "/api/pools/" + f.name(),
+        table("POST /api/pools", RouteAccess.ADMIN, false, f -> "/api/pools", "{}");
+        table("GET /api/pools", RouteAccess.READ, false, f -> "/api/pools", null);
+        table("GET /api/pools/{name}", RouteAccess.READ, true, f -> inTeam("/api/pools/" + f.name()), null);
+        table("PUT /api/pools/{name}", RouteAccess.ADMIN, true, f -> inTeam("/api/pools/" + f.name()),
                 "{\"maxConcurrent\": 3}");
-        table("DELETE /api/pools/{name}", RouteAccess.SERVER_ADMIN, false, f -> "/api/pools/" + f.name(), null);
+        table("DELETE /api/pools/{name}", RouteAccess.ADMIN, true, f -> inTeam("/api/pools/" + f.name()), null);
         table("POST /api/namespaces", RouteAccess.SERVER_ADMIN, false, f -> "/api/namespaces",
                 "{\"name\": \"ns-NAME\"}");
         table("GET /api/namespaces", RouteAccess.READ, false, f -> "/api/namespaces", null);
@@ -151,6 +152,11 @@ class RouteAccessTest {
         table("GET /", RouteAccess.OPEN, false, f -> "/", null);
         table("GET /openapi.yaml", RouteAccess.OPEN, false, f -> "/openapi.yaml", null);
         table("GET /api-docs", RouteAccess.OPEN, false, f -> "/api-docs", null);
+    }
+
+    /** A calendar's or pool's path in team-a: a token of team-b asking for it there gets the 404 of a missing one. */
+    private static String inTeam(String path) {
+        return path + "?namespace=" + TEAM;
     }
 
     private static void table(String route, RouteAccess access, boolean teamResource, Function<Fixture, String> path,
@@ -229,10 +235,25 @@ class RouteAccessTest {
                     assertEquals(200, admin.get("/api/jobs/" + fixture.jobId()).status(), entry.getKey());
                     ApiClient.Reply instance = admin.get("/api/instances/" + fixture.instanceId());
                     assertEquals("WAITING", instance.json().get("status").asText(), entry.getKey());
+                    assertNamedUnchanged(entry.getKey(), fixture);
                 }
             }
         }
         assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    /** A refused change of a calendar or pool left it as the fixture made it. */
+    private static void assertNamedUnchanged(String route, Fixture fixture) {
+        if (route.contains("/api/calendars/{name}")) {
+            ApiClient.Reply calendar = admin.get(inTeam("/api/calendars/" + fixture.name()));
+            assertEquals(200, calendar.status(), route);
+            assertEquals(0, calendar.json().get("excludedWeekdays").size(), route);
+        }
+        if (route.contains("/api/pools/{name}")) {
+            ApiClient.Reply pool = admin.get(inTeam("/api/pools/" + fixture.name()));
+            assertEquals(200, pool.status(), route);
+            assertEquals(2, pool.json().get("maxConcurrent").asInt(), route);
+        }
     }
 
     /** What the policy says {@code caller} gets on {@code call}. */
@@ -327,11 +348,12 @@ class RouteAccessTest {
         ApiClient.Reply run = admin.post("/api/jobs/" + jobId + "/run", "{\"key\": \"k\", \"delayMs\": 600000}");
         assertEquals(201, run.status(), run.toString());
         if (route.contains("/api/calendars/{name}")) {
-            assertEquals(201, admin.post("/api/calendars", "{\"name\": \"" + n + "\"}").status());
+            assertEquals(201, admin.post("/api/calendars", "{\"name\": \"" + n + "\", \"namespace\": \"" + TEAM
+                    + "\"}").status());
         }
         if (route.contains("/api/pools/{name}")) {
-            assertEquals(201, admin.post("/api/pools", "{\"name\": \"" + n + "\", \"maxConcurrent\": 2}")
-                    .status());
+            assertEquals(201, admin.post("/api/pools", "{\"name\": \"" + n + "\", \"maxConcurrent\": 2,"
+                    + " \"namespace\": \"" + TEAM + "\"}").status());
         }
         String workflowId = null;
         String runId = null;

@@ -42,10 +42,11 @@ public final class ApiRoutes {
         ApiViews views = new ApiViews(json);
         Scopes scopes = new Scopes(engine.access(), engine.instances());
         JobRoutes jobs = new JobRoutes(engine.jobs(), scopes, new JobRequestParser(engine.handlerNames(),
-                name -> engine.calendars().get(name).isPresent(), name -> engine.pools().get(name).isPresent()),
+                (namespace, name) -> engine.calendars().get(namespace, name).isPresent(),
+                (namespace, name) -> engine.pools().get(namespace, name).isPresent()),
                 bodies, views);
-        CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), bodies);
-        PoolRoutes pools = new PoolRoutes(engine.pools(), bodies);
+        CalendarRoutes calendars = new CalendarRoutes(engine.calendars(), scopes, bodies);
+        PoolRoutes pools = new PoolRoutes(engine.pools(), scopes, bodies);
         InstanceRoutes instances = new InstanceRoutes(engine.instances(), scopes, bodies, views);
         AccessRoutes access = new AccessRoutes(engine.access(), engine.audit(), bodies, json);
         OpsRoutes ops = new OpsRoutes(engine, scrape);
@@ -77,12 +78,11 @@ public final class ApiRoutes {
         add("POST", "/api/instances/{id}/cancel", RouteAccess.OPERATE, instances::cancel);
         add("POST", "/api/instances/{id}/reschedule", RouteAccess.OPERATE, instances::reschedule);
         add("POST", "/api/instances/{id}/rerun", RouteAccess.OPERATE, instances::rerun);
-        // Calendars and pools are not split by namespace yet: a token of every namespace is needed.
-        add("POST", "/api/calendars", RouteAccess.SERVER_ADMIN, calendars::create);
-        add("GET", "/api/calendars", RouteAccess.SERVER_READ, calendars::list);
-        add("GET", "/api/calendars/{name}", RouteAccess.SERVER_READ, calendars::get);
-        add("PUT", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::replace);
-        add("DELETE", "/api/calendars/{name}", RouteAccess.SERVER_ADMIN, calendars::delete);
+        add("POST", "/api/calendars", RouteAccess.ADMIN, calendars::create);
+        add("GET", "/api/calendars", RouteAccess.READ, calendars::list);
+        add("GET", "/api/calendars/{name}", RouteAccess.READ, calendars::get);
+        add("PUT", "/api/calendars/{name}", RouteAccess.ADMIN, calendars::replace);
+        add("DELETE", "/api/calendars/{name}", RouteAccess.ADMIN, calendars::delete);
         add("POST", CallbackRoutes.PATH_PREFIX + "{token}", RouteAccess.OPEN, callbacks::report);
         // A workflow is in the namespace of its jobs.
         add("POST", "/api/workflows", RouteAccess.ADMIN, workflows::create);
@@ -91,11 +91,11 @@ public final class ApiRoutes {
         add("POST", "/api/workflows/{id}/run", RouteAccess.OPERATE, workflows::run);
         add("GET", "/api/workflow-runs/{id}", RouteAccess.READ, workflows::getRun);
         add("POST", "/api/workflow-runs/{id}/cancel", RouteAccess.OPERATE, workflows::cancelRun);
-        add("POST", "/api/pools", RouteAccess.SERVER_ADMIN, pools::create);
-        add("GET", "/api/pools", RouteAccess.SERVER_READ, pools::list);
-        add("GET", "/api/pools/{name}", RouteAccess.SERVER_READ, pools::get);
-        add("PUT", "/api/pools/{name}", RouteAccess.SERVER_ADMIN, pools::replace);
-        add("DELETE", "/api/pools/{name}", RouteAccess.SERVER_ADMIN, pools::delete);
+        add("POST", "/api/pools", RouteAccess.ADMIN, pools::create);
+        add("GET", "/api/pools", RouteAccess.READ, pools::list);
+        add("GET", "/api/pools/{name}", RouteAccess.READ, pools::get);
+        add("PUT", "/api/pools/{name}", RouteAccess.ADMIN, pools::replace);
+        add("DELETE", "/api/pools/{name}", RouteAccess.ADMIN, pools::delete);
         add("POST", "/api/namespaces", RouteAccess.SERVER_ADMIN, access::createNamespace);
         add("GET", "/api/namespaces", RouteAccess.READ, access::listNamespaces);
         add("POST", "/api/tokens", RouteAccess.ADMIN, access::createToken);

@@ -3,6 +3,7 @@ package dev.tickwheel.server.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.api.dto.AttemptResponse;
 import dev.tickwheel.server.api.dto.InstanceResponse;
 import dev.tickwheel.server.api.dto.JobResponse;
@@ -48,8 +49,9 @@ final class ApiViews {
                 job.delivery().limitsConcurrency() || job.delivery().pool() != null
                         ? job.delivery().overLimit().name() : null,
                 job.operations().retentionDays(), job.operations().alertUrl(), job.operations().signed(),
-                job.nextTriggerTime(), job.createdAt(), job.updatedAt(), s.calendar(), job.delivery().priority(),
-                job.delivery().pool(), job.delivery().completion().mode().name(),
+                job.nextTriggerTime(), job.createdAt(), job.updatedAt(), Namespaces.localName(s.calendar()),
+                job.delivery().priority(), Namespaces.localName(job.delivery().pool()),
+                job.delivery().completion().mode().name(),
                 job.delivery().completion().byCallback() ? job.delivery().completion().callbackTimeoutMs() : null,
                 namespace);
     }

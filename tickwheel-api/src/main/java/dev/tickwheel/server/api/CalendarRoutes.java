@@ -18,17 +18,21 @@ import java.util.Locale;
 /**
  * Handlers of {@code /api/calendars…}: named calendars of excluded days, which a CRON or FIXED_RATE job names in its
  * {@code calendar} field. A calendar is created once (a second POST of its name is a 409) and replaced with PUT; one
- * that a job names is not deleted (409).
+ * that a job names is not deleted (409). Calendars belong to a namespace, and their names are per namespace: a
+ * namespace's token reaches its own only; a token of every namespace names one with {@code ?namespace=} (default:
+ * the default namespace), see {@link Scopes#namespaceOfNamed}.
  *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
 final class CalendarRoutes {
 
     private final CalendarService calendars;
+    private final Scopes scopes;
     private final JsonBodyReader bodies;
 
-    CalendarRoutes(CalendarService calendars, JsonBodyReader bodies) {
+    CalendarRoutes(CalendarService calendars, Scopes scopes, JsonBodyReader bodies) {
         this.calendars = calendars;
+        this.scopes = scopes;
         this.bodies = bodies;
     }
 
@@ -39,17 +43,19 @@ final class CalendarRoutes {
             throw ApiException.missingField("name");
         }
         Days days = days(request);
+        String namespace = scopes.namespaceForNew(ctx, request.namespace());
         CalendarService.Result result;
         try {
-            result = calendars.create(request.name(), days.zone(), days.dates(), days.weekdays());
+            result = calendars.create(namespace, request.name(), days.zone(), days.dates(), days.weekdays());
         } catch (IllegalArgumentException e) {
             throw ApiException.refusedValue(e);
         }
+        String location = Scopes.location("/api/calendars", namespace, request.name());
         if (result.creation() == CalendarService.Creation.NAME_TAKEN) {
             throw new ApiException(409, "name_taken", "a calendar named '" + request.name() + "' exists: replace it"
-                    + " with PUT /api/calendars/" + request.name(), "name");
+                    + " with PUT " + location, "name");
         }
-        ctx.status(201).header("Location", "/api/calendars/" + request.name()).json(view(result.calendar()));
+        ctx.status(201).header("Location", location).json(view(result.calendar()));
     }
 
     /** 200 with the calendar as replaced; 404 if unknown; 400 naming the field at fault. */
@@ -61,27 +67,30 @@ final class CalendarRoutes {
                     + " calendar is not renamed) or absent");
         }
         Days days = days(request);
+        String namespace = scopes.namespaceOfReplaced(ctx, request.namespace(), "calendar");
         try {
-            ctx.json(view(calendars.replace(name, days.zone(), days.dates(), days.weekdays())
+            ctx.json(view(calendars.replace(namespace, name, days.zone(), days.dates(), days.weekdays())
                     .orElseThrow(() -> notFound(name))));
         } catch (IllegalArgumentException e) {
             throw ApiException.refusedValue(e);
         }
     }
 
+    /** The caller's namespace's calendars; for a caller of every namespace, all or those of {@code ?namespace=}. */
     void list(ApiExchange ctx) {
-        ctx.json(new PageResponse<>(calendars.list().stream().map(CalendarRoutes::view).toList(), null));
+        ctx.json(new PageResponse<>(calendars.list(scopes.listedNamespace(ctx)).stream().map(CalendarRoutes::view)
+                .toList(), null));
     }
 
     void get(ApiExchange ctx) {
         String name = ctx.pathParam("name");
-        ctx.json(view(calendars.get(name).orElseThrow(() -> notFound(name))));
+        ctx.json(view(calendars.get(scopes.namespaceOfNamed(ctx), name).orElseThrow(() -> notFound(name))));
     }
 
     /** 204; 404 if unknown; 409 {@code calendar_in_use} while a job names it. */
     void delete(ApiExchange ctx) {
         String name = ctx.pathParam("name");
-        CalendarStore.Deletion deletion = calendars.delete(name);
+        CalendarStore.Deletion deletion = calendars.delete(scopes.namespaceOfNamed(ctx), name);
         switch (deletion) {
             case DELETED -> ctx.status(204);
             case NOT_FOUND -> throw notFound(name);
@@ -91,9 +100,10 @@ final class CalendarRoutes {
     }
 
     static CalendarResponse view(JobCalendar calendar) {
-        return new CalendarResponse(calendar.name(), calendar.zone().getId(),
+        return new CalendarResponse(calendar.localName(), calendar.zone().getId(),
                 calendar.excludedDates().stream().map(LocalDate::toString).toList(),
-                calendar.excludedWeekdays().stream().sorted().map(DayOfWeek::name).toList(), calendar.createdAt());
+                calendar.excludedWeekdays().stream().sorted().map(DayOfWeek::name).toList(), calendar.createdAt(),
+                calendar.namespace());
     }
 
     private static ApiException notFound(String name) {

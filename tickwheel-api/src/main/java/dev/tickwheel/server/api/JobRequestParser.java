@@ -20,7 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 
 /**
  * Turns a {@link JobRequest} into a {@link JobSpec}, checking every field except the schedule's values, which the
@@ -37,22 +37,27 @@ final class JobRequestParser {
     static final long MAX_BACKOFF_MS = RetryPolicy.MAX_BACKOFF_MS;
 
     private final Set<String> handlerNames;
-    private final Predicate<String> calendarExists;
-    private final Predicate<String> poolExists;
+    private final BiPredicate<String, String> calendarExists;
+    private final BiPredicate<String, String> poolExists;
 
     /**
      * @param handlerNames   the handlers a HANDLER target may name
-     * @param calendarExists whether a calendar of this name exists, for a job's {@code calendar}
-     * @param poolExists     whether a pool of this name exists, for a job's {@code pool}
+     * @param calendarExists whether a calendar of this name exists in this namespace, for a job's {@code calendar}
+     * @param poolExists     whether a pool of this name exists in this namespace, for a job's {@code pool}
      */
-    JobRequestParser(Set<String> handlerNames, Predicate<String> calendarExists, Predicate<String> poolExists) {
+    JobRequestParser(Set<String> handlerNames, BiPredicate<String, String> calendarExists,
+            BiPredicate<String, String> poolExists) {
         this.handlerNames = Set.copyOf(handlerNames);
         this.calendarExists = calendarExists;
         this.poolExists = poolExists;
     }
 
-    /** @throws ApiException 400 naming the first field at fault */
-    JobSpec parse(JobRequest request) {
+    /**
+     * The spec of a job of {@code namespace}, whose calendars and pools its {@code calendar} and {@code pool} name.
+     *
+     * @throws ApiException 400 naming the first field at fault
+     */
+    JobSpec parse(JobRequest request, String namespace) {
         String name = request.name();
         if (name == null || name.isBlank()) {
             throw name == null ? ApiException.missingField("name")
@@ -70,7 +75,7 @@ final class JobRequestParser {
         }
         ScheduleSpec schedule = schedule(request.schedule());
         if (request.calendar() != null) {
-            if (!calendarExists.test(request.calendar())) {
+            if (!calendarExists.test(namespace, request.calendar())) {
                 throw ApiException.invalidField("calendar", request.calendar(),
                         "must name a calendar created with POST /api/calendars");
             }
@@ -79,7 +84,8 @@ final class JobRequestParser {
         }
         return new JobSpec(name.trim(), schedule, target(request.target()),
                 paramsText(request.params()), request.enabled() == null || request.enabled(),
-                misfirePolicy(request.misfirePolicy()), retry(request.retry()), delivery(request, pool(request)),
+                misfirePolicy(request.misfirePolicy()), retry(request.retry()),
+                delivery(request, pool(request, namespace)),
                 operations(request), request.signingSecret() == null);
     }
 
@@ -111,10 +117,10 @@ final class JobRequestParser {
         return new JobOperations(retentionDays, alertUrl, secret == null || secret.isEmpty() ? null : secret);
     }
 
-    /** The job's pool, which must exist; null for none. */
-    private String pool(JobRequest request) {
+    /** The job's pool, which must exist in the job's namespace; null for none. */
+    private String pool(JobRequest request, String namespace) {
         String pool = request.pool();
-        if (pool != null && !poolExists.test(pool)) {
+        if (pool != null && !poolExists.test(namespace, pool)) {
             throw ApiException.invalidField("pool", pool, "must name a pool created with POST /api/pools");
         }
         return pool;

@@ -49,8 +49,8 @@ final class JobRoutes {
 
     void create(ApiExchange ctx) {
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
-        JobSpec spec = parser.parse(request);
         String namespace = scopes.namespaceForNew(ctx, request.namespace());
+        JobSpec spec = parser.parse(request, namespace);
         Job job = jobs.create(spec, namespace);
         ctx.status(201).header("Location", "/api/jobs/" + job.id()).json(views.job(job, namespace));
     }
@@ -74,12 +74,12 @@ final class JobRoutes {
     void update(ApiExchange ctx) {
         long id = jobId(ctx);
         JobRequest request = bodies.read(ctx, JobRequest.class, true);
-        JobSpec spec = parser.parse(request);
         String namespace = scopes.namespaceOf(id);
         if (request.namespace() != null && !request.namespace().equals(namespace)) {
             throw ApiException.invalidField("namespace", request.namespace(), "a job's namespace cannot change;"
                     + " it is " + ApiException.quoted(namespace));
         }
+        JobSpec spec = parser.parse(request, namespace);
         Optional<Job> before = jobs.get(id);
         JobResponse after = found(id, jobs.update(id, spec));
         before.ifPresent(old -> {

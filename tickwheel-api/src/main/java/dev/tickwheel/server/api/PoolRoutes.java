@@ -10,17 +10,21 @@ import dev.tickwheel.server.store.PoolStore;
 
 /**
  * Handlers of {@code /api/pools…}: named pools of concurrency and rate that jobs share. A pool is created once (a
- * second POST of its name is a 409) and replaced with PUT; one that a job names is not deleted (409).
+ * second POST of its name is a 409) and replaced with PUT; one that a job names is not deleted (409). Pools belong to
+ * a namespace, as calendars do ({@link CalendarRoutes}): names are per namespace, and a job shares the pools of its
+ * own namespace only.
  *
  * <p>Thread-safe (immutable; the service is thread-safe).
  */
 final class PoolRoutes {
 
     private final PoolService pools;
+    private final Scopes scopes;
     private final JsonBodyReader bodies;
 
-    PoolRoutes(PoolService pools, JsonBodyReader bodies) {
+    PoolRoutes(PoolService pools, Scopes scopes, JsonBodyReader bodies) {
         this.pools = pools;
+        this.scopes = scopes;
         this.bodies = bodies;
     }
 
@@ -30,17 +34,19 @@ final class PoolRoutes {
         if (request.name() == null) {
             throw ApiException.missingField("name");
         }
+        String namespace = scopes.namespaceForNew(ctx, request.namespace());
         PoolService.Result result;
         try {
-            result = pools.create(request.name(), maxConcurrent(request), rate(request.rate()));
+            result = pools.create(namespace, request.name(), maxConcurrent(request), rate(request.rate()));
         } catch (IllegalArgumentException e) {
             throw ApiException.refusedValue(e);
         }
+        String location = Scopes.location("/api/pools", namespace, request.name());
         if (result.creation() == PoolService.Creation.NAME_TAKEN) {
             throw new ApiException(409, "name_taken", "a pool named '" + request.name() + "' exists: replace it"
-                    + " with PUT /api/pools/" + request.name(), "name");
+                    + " with PUT " + location, "name");
         }
-        ctx.status(201).header("Location", "/api/pools/" + request.name()).json(view(result.pool()));
+        ctx.status(201).header("Location", location).json(view(result.pool()));
     }
 
     /** 200 with the pool as replaced; 404 if unknown; 400 naming the field at fault. */
@@ -51,27 +57,30 @@ final class PoolRoutes {
             throw ApiException.invalidField("name", request.name(), "must be the path's name '" + name + "' (a"
                     + " pool is not renamed) or absent");
         }
+        String namespace = scopes.namespaceOfReplaced(ctx, request.namespace(), "pool");
         try {
-            ctx.json(view(pools.replace(name, maxConcurrent(request), rate(request.rate()))
+            ctx.json(view(pools.replace(namespace, name, maxConcurrent(request), rate(request.rate()))
                     .orElseThrow(() -> notFound(name))));
         } catch (IllegalArgumentException e) {
             throw ApiException.refusedValue(e);
         }
     }
 
+    /** The caller's namespace's pools; for a caller of every namespace, all or those of {@code ?namespace=}. */
     void list(ApiExchange ctx) {
-        ctx.json(new PageResponse<>(pools.list().stream().map(PoolRoutes::view).toList(), null));
+        ctx.json(new PageResponse<>(pools.list(scopes.listedNamespace(ctx)).stream().map(PoolRoutes::view).toList(),
+                null));
     }
 
     void get(ApiExchange ctx) {
         String name = ctx.pathParam("name");
-        ctx.json(view(pools.get(name).orElseThrow(() -> notFound(name))));
+        ctx.json(view(pools.get(scopes.namespaceOfNamed(ctx), name).orElseThrow(() -> notFound(name))));
     }
 
     /** 204; 404 if unknown; 409 {@code pool_in_use} while a job names it. */
     void delete(ApiExchange ctx) {
         String name = ctx.pathParam("name");
-        PoolStore.Deletion deletion = pools.delete(name);
+        PoolStore.Deletion deletion = pools.delete(scopes.namespaceOfNamed(ctx), name);
         switch (deletion) {
             case DELETED -> ctx.status(204);
             case NOT_FOUND -> throw notFound(name);
@@ -82,8 +91,8 @@ final class PoolRoutes {
 
     private static PoolResponse view(InstancePool pool) {
         InstancePool.Rate rate = pool.rate();
-        return new PoolResponse(pool.name(), pool.maxConcurrent(),
-                rate == null ? null : new RateBody(rate.permits(), rate.perMs()), pool.createdAt());
+        return new PoolResponse(pool.localName(), pool.maxConcurrent(),
+                rate == null ? null : new RateBody(rate.permits(), rate.perMs()), pool.createdAt(), pool.namespace());
     }
 
     private static ApiException notFound(String name) {

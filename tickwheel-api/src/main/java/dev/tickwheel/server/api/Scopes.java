@@ -2,6 +2,7 @@ package dev.tickwheel.server.api;
 
 import dev.tickwheel.server.AccessService;
 import dev.tickwheel.server.InstanceService;
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.instance.InstanceHistory;
 import java.util.Optional;
 
@@ -85,7 +86,7 @@ final class Scopes {
         if (asked == null || asked.isBlank()) {
             return caller.namespace();
         }
-        String problem = dev.tickwheel.server.access.Namespaces.problem(asked);
+        String problem = Namespaces.problem(asked);
         if (problem != null) {
             throw ApiException.invalidParameter("namespace", problem);
         }
@@ -93,6 +94,39 @@ final class Scopes {
             throw ApiException.notFound("namespace " + ApiException.quoted(asked) + " does not exist");
         }
         return asked;
+    }
+
+    /**
+     * The namespace whose calendar or pool the path names: the caller's own, or for a caller of every namespace the
+     * one of {@code ?namespace=} (the default namespace when absent). Recorded for the audit trail.
+     *
+     * @throws ApiException 404 if {@code ?namespace=} names one the caller does not reach, 400 if it is no valid name
+     */
+    String namespaceOfNamed(ApiExchange ctx) {
+        String listed = listedNamespace(ctx);
+        String namespace = listed == null ? Namespaces.DEFAULT : listed;
+        CallerExchange.changedIn(ctx, namespace);
+        return namespace;
+    }
+
+    /**
+     * The namespace a replaced calendar or pool is in ({@link #namespaceOfNamed}); a body's {@code namespace}, if any,
+     * must be that one.
+     *
+     * @throws ApiException 400 naming {@code namespace} if the body names another
+     */
+    String namespaceOfReplaced(ApiExchange ctx, String requested, String kind) {
+        String namespace = namespaceOfNamed(ctx);
+        if (requested != null && !requested.equals(namespace)) {
+            throw ApiException.invalidField("namespace", requested, "must be " + ApiException.quoted(namespace)
+                    + ", the namespace of the path's " + kind + " (give ?namespace= to name another), or absent");
+        }
+        return namespace;
+    }
+
+    /** Where a calendar or pool created in {@code namespace} is read: its path, with the namespace unless default. */
+    static String location(String collection, String namespace, String name) {
+        return collection + "/" + name + (Namespaces.DEFAULT.equals(namespace) ? "" : "?namespace=" + namespace);
     }
 
     /** The namespace of a job (cached: it never changes). */
@@ -113,7 +147,7 @@ final class Scopes {
      */
     String namespaceForNew(ApiExchange ctx, String requested) {
         if (requested != null) {
-            String problem = dev.tickwheel.server.access.Namespaces.problem(requested);
+            String problem = Namespaces.problem(requested);
             if (problem != null) {
                 throw ApiException.invalidField("namespace", requested, problem);
             }

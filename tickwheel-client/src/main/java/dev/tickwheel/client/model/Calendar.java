@@ -14,7 +14,8 @@ import java.util.List;
  * @param excludedDates    ISO dates (yyyy-mm-dd), ascending
  * @param excludedWeekdays days of the week (MONDAY..SUNDAY)
  * @param createdAt        when it was created
+ * @param namespace        the namespace it belongs to: jobs of that namespace name it by its name
  */
 public record Calendar(String name, String zone, List<String> excludedDates, List<String> excludedWeekdays,
-        Instant createdAt) {
+        Instant createdAt, String namespace) {
 }

@@ -12,6 +12,7 @@ import java.time.Instant;
  * @param maxConcurrent calls in flight at once, at most; 0 for no limit
  * @param rate          how fast calls may start, or null for no rate
  * @param createdAt     when it was created
+ * @param namespace     the namespace it belongs to: jobs of that namespace share it by its name
  */
-public record Pool(String name, int maxConcurrent, PoolRate rate, Instant createdAt) {
+public record Pool(String name, int maxConcurrent, PoolRate rate, Instant createdAt, String namespace) {
 }

@@ -1,5 +1,6 @@
 package dev.tickwheel.server.calendar;
 
+import dev.tickwheel.server.access.Namespaces;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -9,7 +10,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * A named calendar of excluded days: a trigger time whose date, in the calendar's zone, is one of
@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  *
  * <p>Immutable. A refused value's message starts with the name of its field.
  *
- * @param name             1..{@value #MAX_NAME_LENGTH} characters of letters, digits, '.', '_' and '-'
+ * @param name             its {@linkplain Namespaces#qualified qualified name}: a local name of
+ *                         1..{@value #MAX_NAME_LENGTH} letters, digits, '.', '_' and '-', after {@code <namespace>/}
+ *                         outside the default namespace
  * @param zone             the zone the dates are days of
  * @param excludedDates    days excluded, at most {@value #MAX_DATES}
  * @param excludedWeekdays days of the week excluded
@@ -28,17 +30,13 @@ import java.util.regex.Pattern;
 public record JobCalendar(String name, ZoneId zone, SortedSet<LocalDate> excludedDates,
                           Set<DayOfWeek> excludedWeekdays, Instant createdAt) {
 
-    /** Longest name: the store's column width. */
-    public static final int MAX_NAME_LENGTH = 100;
+    /** Longest local name (the store's column holds a namespace, '/' and this). */
+    public static final int MAX_NAME_LENGTH = Namespaces.MAX_LOCAL_NAME_LENGTH;
     /** Most excluded dates: ten years of days. */
     public static final int MAX_DATES = 3660;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}");
 
     public JobCalendar {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("name must be 1.." + MAX_NAME_LENGTH + " letters, digits, '.', '_' or"
-                    + " '-': '" + name + "'");
-        }
+        Namespaces.checkQualified(name);
         Objects.requireNonNull(zone, "zone");
         excludedDates = Collections.unmodifiableSortedSet(new TreeSet<>(excludedDates));
         if (excludedDates.size() > MAX_DATES) {
@@ -56,5 +54,15 @@ public record JobCalendar(String name, ZoneId zone, SortedSet<LocalDate> exclude
     public boolean excludes(Instant time) {
         LocalDate date = LocalDate.ofInstant(time, zone);
         return excludedWeekdays.contains(date.getDayOfWeek()) || excludedDates.contains(date);
+    }
+
+    /** The namespace it belongs to. */
+    public String namespace() {
+        return Namespaces.namespaceOfQualified(name);
+    }
+
+    /** Its name within its namespace: what the API shows and jobs of the namespace name. */
+    public String localName() {
+        return Namespaces.localName(name);
     }
 }

@@ -1,9 +1,9 @@
 package dev.tickwheel.server.job;
 
+import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.pool.InstancePool;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * How a job's instances are delivered: what a crash during a call means, how long a call may take, how many calls
@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  *                      does
  * @param priority      {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, higher first: the admission order of its
  *                      instances when call slots are short (an on-demand run may set its own)
- * @param pool          the name of the {@link InstancePool} whose limits the job shares, or null for none
+ * @param pool          the name of the {@link InstancePool} whose limits the job shares, or null for none: a local
+ *                      name in {@link JobService#create(dev.tickwheel.server.JobSpec, String)}'s spec, the pool's
+ *                      {@linkplain Namespaces#qualified qualified name} in a stored job
  * @param completion    when an attempt is over: at the call's answer, or at the target's later report
  */
 public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurrent, OverLimit overLimit,
@@ -36,7 +38,6 @@ public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurr
     public static final int MAX_PRIORITY = 9;
     /** The priority of a job that sets none. */
     public static final int DEFAULT_PRIORITY = 5;
-    private static final Pattern POOL_NAME = Pattern.compile("[A-Za-z0-9._-]{1," + InstancePool.MAX_NAME_LENGTH + "}");
 
     /** At-least-once, the server's deadline, no per-job limit, the default priority, no pool. */
     public static final DeliveryPolicy DEFAULT = new DeliveryPolicy(Guarantee.AT_LEAST_ONCE, 0, 0, OverLimit.WAIT);
@@ -79,7 +80,7 @@ public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurr
                     + maxConcurrent);
         }
         checkPriority("priority", priority);
-        if (pool != null && !POOL_NAME.matcher(pool).matches()) {
+        if (pool != null && !Namespaces.isQualified(pool)) {
             throw new IllegalArgumentException("pool must be the name of a pool: '" + pool + "'");
         }
     }
@@ -89,6 +90,10 @@ public record DeliveryPolicy(Guarantee guarantee, long timeoutMs, int maxConcurr
         this(guarantee, timeoutMs, maxConcurrent, overLimit, DEFAULT_PRIORITY, null, Completion.IMMEDIATE);
     }
 
+    /** This policy with the pool of name {@code newPool} (null: none). */
+    public DeliveryPolicy withPool(String newPool) {
+        return new DeliveryPolicy(guarantee, timeoutMs, maxConcurrent, overLimit, priority, newPool, completion);
+    }
 
     /**
      * Checks a priority, the job's or a run's.

@@ -1,8 +1,8 @@
 package dev.tickwheel.server.pool;
 
+import dev.tickwheel.server.access.Namespaces;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * A named pool that jobs share: calls in flight of all its jobs together stay at or below {@code maxConcurrent}, and
@@ -12,18 +12,19 @@ import java.util.regex.Pattern;
  *
  * <p>Immutable. A refused value's message starts with the name of its field.
  *
- * @param name          1..{@value #MAX_NAME_LENGTH} characters of letters, digits, '.', '_' and '-'
+ * @param name          its {@linkplain Namespaces#qualified qualified name}: a local name of
+ *                      1..{@value #MAX_NAME_LENGTH} letters, digits, '.', '_' and '-', after {@code <namespace>/}
+ *                      outside the default namespace
  * @param maxConcurrent calls in flight at once, at most, 0..{@value #MAX_CONCURRENT}; 0 for no limit
  * @param rate          how fast calls may start, or null for no rate
  * @param createdAt     when it was stored
  */
 public record InstancePool(String name, int maxConcurrent, Rate rate, Instant createdAt) {
 
-    /** Longest name: the store's column width. */
-    public static final int MAX_NAME_LENGTH = 100;
+    /** Longest local name (the store's column holds a namespace, '/' and this). */
+    public static final int MAX_NAME_LENGTH = Namespaces.MAX_LOCAL_NAME_LENGTH;
     /** Largest concurrency limit, as a job's. */
     public static final int MAX_CONCURRENT = 100_000;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}");
 
     /**
      * At most {@code permits} calls start in any {@code perMs} milliseconds, one every {@code perMs / permits} at the
@@ -53,10 +54,7 @@ public record InstancePool(String name, int maxConcurrent, Rate rate, Instant cr
     }
 
     public InstancePool {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("name must be 1.." + MAX_NAME_LENGTH + " letters, digits, '.', '_' or"
-                    + " '-': '" + name + "'");
-        }
+        Namespaces.checkQualified(name);
         if (maxConcurrent < 0 || maxConcurrent > MAX_CONCURRENT) {
             throw new IllegalArgumentException("maxConcurrent must be in 0.." + MAX_CONCURRENT + " (0: no limit): "
                     + maxConcurrent);
@@ -66,5 +64,15 @@ public record InstancePool(String name, int maxConcurrent, Rate rate, Instant cr
                     + " nothing");
         }
         Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    /** The namespace it belongs to. */
+    public String namespace() {
+        return Namespaces.namespaceOfQualified(name);
+    }
+
+    /** Its name within its namespace: what the API shows and jobs of the namespace name. */
+    public String localName() {
+        return Namespaces.localName(name);
     }
 }

@@ -12,6 +12,9 @@ import java.util.List;
  * @param zone             the time zone whose days the dates are (default UTC)
  * @param excludedDates    ISO dates (yyyy-mm-dd) on which the jobs naming this calendar do not run
  * @param excludedWeekdays days of the week (MONDAY..SUNDAY) on which they do not run
+ * @param namespace        the namespace to create it in: a token of every namespace may name one (default
+ *                         {@code default}); for a namespace's token, absent or its own
  */
-public record CalendarRequest(String name, String zone, List<String> excludedDates, List<String> excludedWeekdays) {
+public record CalendarRequest(String name, String zone, List<String> excludedDates, List<String> excludedWeekdays,
+        String namespace) {
 }

@@ -13,7 +13,8 @@ import java.util.List;
  * @param excludedDates    ISO dates, ascending
  * @param excludedWeekdays days of the week, Monday first
  * @param createdAt        when it was created
+ * @param namespace        the namespace it belongs to; its jobs are of that namespace
  */
 public record CalendarResponse(String name, String zone, List<String> excludedDates, List<String> excludedWeekdays,
-        Instant createdAt) {
+        Instant createdAt, String namespace) {
 }

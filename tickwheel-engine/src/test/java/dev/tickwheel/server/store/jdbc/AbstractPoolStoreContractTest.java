@@ -172,6 +172,26 @@ abstract class AbstractPoolStoreContractTest {
         assertEquals(Deletion.DELETED, pools.delete("busy"));
     }
 
+    /**
+     * The longest qualified name (schema 20 widened the columns): a 64-character namespace, '/', a 100-character local
+     * name; stored, read back, named by a job through the foreign key, and kept in use.
+     */
+    @Test
+    void longestQualifiedName_isStored_andAJobNamesIt() throws SQLException {
+        String name = "n".repeat(dev.tickwheel.server.access.Namespaces.MAX_LENGTH) + "/"
+                + "p".repeat(InstancePool.MAX_NAME_LENGTH);
+        InstancePool pool = pool(name, 3, null);
+        assertTrue(pools.insert(pool));
+        long job = insertJob();
+        namePool(job, name);
+
+        assertEquals(Optional.of(pool), pools.get(name));
+        assertEquals(Deletion.IN_USE, pools.delete(name));
+        assertEquals(name.substring(name.indexOf('/') + 1), pools.get(name).orElseThrow().localName());
+        assertEquals(DeliveryPolicy.DEFAULT.withPool(name), stores.jobs().get(job).orElseThrow().delivery(),
+                "the job reads back with it");
+    }
+
     // Eight threads insert each of 20 names at once: the read-then-insert races, and the losers must get false (the
     // primary key refuses the second insert), never a store failure.
     @Test
