@@ -309,6 +309,11 @@ public final class InstanceService implements AutoCloseable {
         return instances.history(instanceId);
     }
 
+    /** The job of each stored instance among {@code instanceIds}, in one read. */
+    public java.util.Map<Long, Long> jobIdsOf(java.util.Collection<Long> instanceIds) {
+        return instances.jobIdsOf(instanceIds);
+    }
+
     /** Instances per status, for the server's periodic status log line. */
     public java.util.Map<InstanceStatus, Long> countByStatus() {
         return instances.countByStatus();

@@ -40,6 +40,8 @@ class CancelDispatchRaceStressTest {
     void cancel_atTriggerMoment_neverBothCancelledAndDispatched() throws Exception {
         Map<Long, AtomicInteger> deliveries = new ConcurrentHashMap<>();
         Map<Long, CancelOutcome> outcomes = new ConcurrentHashMap<>();
+        // A cancel that throws is a failure of its own, reported as such (not as a missing outcome later).
+        java.util.Queue<Throwable> cancelFailures = new java.util.concurrent.ConcurrentLinkedQueue<>();
         List<Long> all = new ArrayList<>();
         try (TickwheelServer server = TickwheelServer.builder()
                 .jdbcUrl("jdbc:h2:file:" + dataDir.resolve("race").toAbsolutePath())
@@ -65,13 +67,21 @@ class CancelDispatchRaceStressTest {
                         }
                         for (int i = first; i < batch.size(); i += cancellers.length) {
                             long id = batch.get(i).id();
-                            outcomes.put(id, server.instances().cancel(id).outcome());
+                            try {
+                                outcomes.put(id, server.instances().cancel(id).outcome());
+                            } catch (RuntimeException e) {
+                                cancelFailures.add(e);
+                            }
                         }
                     });
                     cancellers[t].start();
                 }
                 for (Thread canceller : cancellers) {
                     canceller.join();
+                }
+                if (!cancelFailures.isEmpty()) {
+                    throw new AssertionError(cancelFailures.size() + " cancels failed in round " + round,
+                            cancelFailures.peek());
                 }
                 batch.forEach(instance -> all.add(instance.id()));
             }

@@ -162,7 +162,8 @@ final class InstanceRoutes {
         if (CallerExchange.caller(ctx).namespace() == null) {
             return instances.cancelAll(ids);
         }
-        List<Long> reachable = ids.stream().filter(id -> scopes.reachesInstance(ctx, id)).toList();
+        java.util.Set<Long> reachableIds = scopes.reachableInstances(ctx, ids);
+        List<Long> reachable = ids.stream().filter(reachableIds::contains).toList();
         Map<Long, CancelResult> cancelled = new java.util.HashMap<>();
         if (!reachable.isEmpty()) {
             instances.cancelAll(reachable).forEach(r -> cancelled.putIfAbsent(r.instanceId(), r));

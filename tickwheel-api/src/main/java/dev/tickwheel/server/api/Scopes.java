@@ -68,15 +68,24 @@ final class Scopes {
         return history;
     }
 
-    /** True if the caller of {@code ctx} reaches instance {@code instanceId} (false if it does not exist). */
-    boolean reachesInstance(ApiExchange ctx, long instanceId) {
+    /**
+     * The instances among {@code instanceIds} the caller of {@code ctx} reaches (not those that do not exist): two
+     * reads whatever their number, the instances' jobs and those jobs' namespaces (cached).
+     */
+    java.util.Set<Long> reachableInstances(ApiExchange ctx, java.util.Collection<Long> instanceIds) {
         Caller caller = CallerExchange.caller(ctx);
+        java.util.Map<Long, Long> jobIds = instances.jobIdsOf(instanceIds);
         if (caller.namespace() == null) {
-            return true;
+            return jobIds.keySet();
         }
-        return instances.history(instanceId)
-                .map(h -> caller.reaches(access.namespaceOfJob(h.instance().jobId())))
-                .orElse(false);
+        java.util.Map<Long, String> namespaces = access.namespacesOfJobs(new java.util.HashSet<>(jobIds.values()));
+        java.util.Set<Long> reachable = new java.util.HashSet<>();
+        jobIds.forEach((instanceId, jobId) -> {
+            if (caller.reaches(namespaces.getOrDefault(jobId, Namespaces.DEFAULT))) {
+                reachable.add(instanceId);
+            }
+        });
+        return reachable;
     }
 
     /** The namespace the caller of {@code ctx} lists: its own, or the one asked for by {@code ?namespace=}. */

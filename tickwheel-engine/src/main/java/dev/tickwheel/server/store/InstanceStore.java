@@ -296,6 +296,9 @@ public interface InstanceStore {
      */
     Optional<InstanceHistory> history(long instanceId);
 
+    /** The job of each instance among {@code instanceIds} that is stored, in one read (ids not stored are absent). */
+    Map<Long, Long> jobIdsOf(Collection<Long> instanceIds);
+
     /**
      * A page of the instances {@code filter} lets through, newest first (descending id: ids grow with creation time).
      * Every combination of filters is one backward walk of an index that ends with the id: the primary key, (status,

@@ -266,6 +266,9 @@ final class InstanceSql {
     /** Parameters: ids (a BIGINT array). */
     static final String SELECT_EXISTING_IDS = "SELECT id FROM tw_instance WHERE id = ANY(?)";
 
+    /** Parameters: ids (a BIGINT array). */
+    static final String SELECT_JOB_IDS = "SELECT id, job_id FROM tw_instance WHERE id = ANY(?)";
+
     /** No parameters. */
     static final String COUNT_BY_STATUS = "SELECT status, COUNT(*) AS n FROM tw_instance GROUP BY status";
 

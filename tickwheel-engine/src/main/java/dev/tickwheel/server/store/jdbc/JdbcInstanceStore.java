@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -415,6 +416,25 @@ final class JdbcInstanceStore implements InstanceStore {
     @Override
     public Optional<InstanceHistory> history(long instanceId) {
         return historyReads.history(instanceId);
+    }
+
+    @Override
+    public Map<Long, Long> jobIdsOf(Collection<Long> instanceIds) {
+        if (instanceIds.isEmpty()) {
+            return Map.of();
+        }
+        return runner.autoCommit("read the jobs of " + instanceIds.size() + " instances", connection -> {
+            Map<Long, Long> jobIds = new HashMap<>();
+            try (PreparedStatement ps = connection.prepareStatement(InstanceSql.SELECT_JOB_IDS)) {
+                ps.setArray(1, connection.createArrayOf("bigint", instanceIds.toArray(new Long[0])));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        jobIds.put(rs.getLong(1), rs.getLong(2));
+                    }
+                }
+            }
+            return jobIds;
+        });
     }
 
     @Override

@@ -990,6 +990,19 @@ abstract class AbstractStoreContractTest {
     }
 
     @Test
+    void jobIdsOf_eachStoredInstancesJob_inOneRead_unknownIdsAbsent() {
+        Job job = insertJob(null);
+        Job other = insertJob(null);
+        long first = instances.insertRuns(List.of(newInstance(job.id(), START))).get(0).instance().id();
+        long second = instances.insertRuns(List.of(newInstance(other.id(), START))).get(0).instance().id();
+        long unknown = nextId();
+
+        assertEquals(Map.of(first, job.id(), second, other.id()), instances.jobIdsOf(List.of(first, unknown, second)));
+        assertEquals(Map.of(), instances.jobIdsOf(List.of()));
+        assertEquals(Map.of(), instances.jobIdsOf(List.of(unknown)));
+    }
+
+    @Test
     void listLatest_filtersByJobAndStatus_newestFirstPagedById() {
         Job job = insertJob(null);
         Job other = insertJob(null);
