@@ -307,6 +307,37 @@ class RouteAccessTest {
                 .size() == 1);
     }
 
+    /**
+     * A known token refused for its role (403) leaves an entry naming it and what it tried; a call without a valid
+     * token (401) leaves none, so nobody without a token can fill the trail. A created pool's entry names it by its
+     * name, its namespace in its own column.
+     */
+    @Test
+    void aRefusalOfAKnownToken_isAudited_aCallWithoutOne_isNot() {
+        Fixture f = fixture("POST /api/pools");
+        ApiClient.Reply refused = clients.get("a-read").delete("/api/jobs/" + f.jobId());
+        assertEquals(403, refused.status(), refused.toString());
+        ApiClient.Reply anonymous = clients.get("no-token").delete("/api/jobs/" + f.jobId());
+        assertEquals(401, anonymous.status(), anonymous.toString());
+        ApiClient.Reply pool = clients.get("a-admin").post("/api/pools", "{\"name\": \"audited-" + f.name()
+                + "\", \"maxConcurrent\": 1}");
+        assertEquals(201, pool.status(), pool.toString());
+
+        com.fasterxml.jackson.databind.JsonNode[] entry = new com.fasterxml.jackson.databind.JsonNode[1];
+        dev.tickwheel.fixtures.Poll.until("the refusal's entry", java.time.Duration.ofSeconds(10), () -> {
+            entry[0] = admin.get("/api/audit?actor=a-read&limit=1").json().get("items").get(0);
+            return entry[0] != null;
+        });
+        assertEquals("DELETE /api/jobs/{id}", entry[0].get("action").asText(), entry[0].toString());
+        assertEquals(403, entry[0].get("status").asInt());
+        assertEquals(TEAM, entry[0].get("namespace").asText());
+        assertEquals(0, admin.get("/api/audit?actor=anonymous").json().get("items").size(), "no entry for a 401");
+        com.fasterxml.jackson.databind.JsonNode created = admin.get("/api/audit?actor=a-admin&action=POST%20/api/pools"
+                + "&limit=1").json().get("items").get(0);
+        assertEquals("pool audited-" + f.name(), created.get("target").asText(), created.toString());
+        assertEquals(TEAM, created.get("namespace").asText());
+    }
+
     @Test
     void aForeignToken_getsTheSameAnswerAsForNothing() {
         ApiClient other = clients.get("b-admin");

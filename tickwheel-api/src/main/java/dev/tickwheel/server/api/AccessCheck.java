@@ -47,18 +47,29 @@ final class AccessCheck {
     }
 
     /**
-     * The caller of a request to a route that needs {@code needed}.
+     * Who calls a route that needs {@code needed}: {@link #authorize} then says whether they may.
      *
-     * @throws ApiException 401 without a valid token where one is needed, 403 if its role or reach is short
+     * @throws ApiException 401 without a valid token where one is needed
      */
-    Caller check(ApiExchange ctx, RouteAccess needed) {
+    Caller identify(ApiExchange ctx, RouteAccess needed) {
         if (needed == RouteAccess.OPEN || (needed == RouteAccess.HEALTH && openHealth)) {
             return Caller.OPEN; // before any store read: /health answers while the store is down
         }
         if (bootstrapDigest == null && !access.anyToken()) {
             return Caller.ANONYMOUS;
         }
-        Caller caller = authenticate(ctx);
+        return authenticate(ctx);
+    }
+
+    /**
+     * Returns if {@code caller} ({@link #identify}) may call a route that needs {@code needed}.
+     *
+     * @throws ApiException 403 if its role or reach is short
+     */
+    static void authorize(Caller caller, ApiExchange ctx, RouteAccess needed) {
+        if (needed == RouteAccess.OPEN || (needed == RouteAccess.HEALTH && caller == Caller.OPEN)) {
+            return;
+        }
         if (!caller.role().covers(needed.role())) {
             throw new ApiException(403, "forbidden", "token " + ApiException.quoted(caller.name()) + " has role "
                     + caller.role() + "; " + ctx.method() + " " + ctx.path() + " needs " + needed.role());
@@ -68,7 +79,6 @@ final class AccessCheck {
                     + " is of namespace " + ApiException.quoted(caller.namespace()) + "; " + ctx.method() + " "
                     + ctx.path() + " needs a token of every namespace");
         }
-        return caller;
     }
 
     private Caller authenticate(ApiExchange ctx) {

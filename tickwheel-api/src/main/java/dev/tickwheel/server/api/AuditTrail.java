@@ -102,6 +102,9 @@ final class AuditTrail {
             }
         }
         String location = exchange instanceof CallerExchange known ? known.location() : null;
+        if (location != null && location.indexOf('?') >= 0) {
+            location = location.substring(0, location.indexOf('?')); // ?namespace=: the entry has its own column
+        }
         if (location != null) {
             String[] located = location.split("/");
             if (located.length >= 2 && KINDS.containsKey(located[located.length - 2])) {
