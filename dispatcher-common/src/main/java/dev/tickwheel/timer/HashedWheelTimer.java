@@ -50,7 +50,10 @@ import org.jctools.queues.MpscUnboundedXaddArrayQueue;
  * the wheel holds; it visits at most {@link #SWEEP_NODES_PER_PASS} nodes a pass, so firing is never held up by more
  * than a short stretch of it. So the wheel holds at most about as many cancelled nodes as live ones, plus
  * {@link #CANCELS_PER_WAKE}, and a sweep's cost, proportional to the wheel's size, is paid for by at least half as
- * many cancels: O(1) per cancel. Every {@link #CANCELS_PER_WAKE}-th cancel wakes a parked worker to decide, so a
+ * many cancels: O(1) per cancel. Whenever the timer lets go of a cancelled node (at its bucket, in a sweep, from its
+ * queues) it tells the node ({@link WheelTimeout#onDropped()}), as a run that finds its node cancelled does, so that a
+ * service keyed by the node can release its own entry then. Every {@link #CANCELS_PER_WAKE}-th cancel wakes a parked
+ * worker to decide, so a
  * parked wheel keeps the same bound. (Nodes handed over while the worker sleeps towards an earlier deadline wait in
  * its queue until that wake-up, cancelled or not, as they always have; the pass that takes them drops the cancelled.)
  *
@@ -477,6 +480,7 @@ public final class HashedWheelTimer implements Timer {
             }
             if (!timeout.isPending()) {
                 cancelled++;
+                timeout.dropped();
                 continue;
             }
             if (wheel.relative(timeout) <= Math.max(nowRel, wheel.expiredUpTo())) {
@@ -566,6 +570,7 @@ public final class HashedWheelTimer implements Timer {
             deferredCount--;
             if (!timeout.isPending()) {
                 cancelled++;
+                timeout.dropped();
                 continue;
             }
             if (!submit(timeout)) {

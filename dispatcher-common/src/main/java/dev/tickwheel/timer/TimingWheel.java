@@ -121,6 +121,7 @@ final class TimingWheel {
                     node.unlink();
                     size--;
                     dropped++;
+                    node.dropped();
                 } else {
                     min = Math.min(min, relative(node));
                 }
@@ -170,6 +171,7 @@ final class TimingWheel {
                 size--;
                 if (node.isCancelled()) {
                     dropped++;
+                    node.dropped();
                 } else {
                     sink.accept(node);
                 }

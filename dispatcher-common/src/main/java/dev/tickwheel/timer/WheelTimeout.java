@@ -99,6 +99,9 @@ public class WheelTimeout implements TimerFuture, Runnable {
     @Override
     public final void run() {
         if (!STATE.compareAndSet(this, WAITING, STARTED)) {
+            if (isCancelled()) {
+                dropped(); // cancelled after it was handed to the executor: this is the last place that holds it
+            }
             return;
         }
         try {
@@ -121,6 +124,18 @@ public class WheelTimeout implements TimerFuture, Runnable {
 
     /** Called once, on the thread whose {@link #cancel()} won, before the timer is told. Must not throw. */
     protected void onCancel() {
+    }
+
+    /**
+     * Called when a timer lets go of this cancelled timeout: its worker unlinked it (at its bucket, in a sweep, from its
+     * queues), or its run found it cancelled. Usually once; a subclass must tolerate a second call. Must not throw.
+     */
+    protected void onDropped() {
+    }
+
+    /** Tells the subclass that a timer let go of this cancelled timeout ({@link #onDropped()}). */
+    final void dropped() {
+        onDropped();
     }
 
     /** Makes {@code timer} the owner of a node that has never been scheduled; false if it has an owner already. */

@@ -179,6 +179,82 @@ class HashedWheelTimerTest extends AbstractManualClockTimerTest {
         assertEquals(count - cancels - 1, fireTimes.size(), "every live timeout ran, no cancelled one");
     }
 
+    /** A node that counts how often a timer let go of it while cancelled ({@link WheelTimeout#onDropped()}). */
+    private static final class CountingTimeout extends WheelTimeout {
+        final AtomicInteger dropped = new AtomicInteger();
+
+        CountingTimeout() {
+            super(() -> { });
+        }
+
+        @Override
+        protected void onDropped() {
+            dropped.incrementAndGet();
+        }
+    }
+
+    /**
+     * A cancelled node is let go of exactly once wherever the timer holds it: at its bucket, in a sweep, in the worker's
+     * queues (deferred by a full executor), and in the executor (its run finds it cancelled); a live node never is.
+     * What a service keyed by the node (the CARGO index) relies on to release its entry.
+     */
+    @Test
+    void onDropped_calledOnceForEachCancelledNode_whereverTheTimerHeldIt_neverForALiveOne() {
+        List<Runnable> handedToExecutor = new CopyOnWriteArrayList<>();
+        AtomicInteger rejectNext = new AtomicInteger();
+        timer = builder().executor(task -> {
+            if (rejectNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new RejectedExecutionException("full");
+            }
+            handedToExecutor.add(task);
+        }).build();
+        List<CountingTimeout> cancelled = new ArrayList<>();
+        // At their bucket: cancelled an hour out, dropped when the clock reaches them.
+        for (int i = 0; i < 10; i++) {
+            CountingTimeout node = timer.schedule(new CountingTimeout(), TimeUnit.HOURS.toNanos(1) + i * MS);
+            cancelled.add(node);
+        }
+        clock.awaitSettled();
+        cancelled.forEach(node -> assertTrue(node.cancel()));
+        // In a sweep: enough cancels to make one.
+        List<CountingTimeout> swept = new ArrayList<>();
+        for (int i = 0; i < 2 * HashedWheelTimer.CANCELS_PER_WAKE; i++) {
+            swept.add(timer.schedule(new CountingTimeout(), TimeUnit.HOURS.toNanos(2) + i));
+        }
+        timer.schedule(() -> { }, 0, TimeUnit.NANOSECONDS);
+        clock.awaitSettled();
+        swept.forEach(node -> assertTrue(node.cancel()));
+        clock.awaitSettled();
+        cancelled.addAll(swept);
+        // Deferred: the executor refuses it once, it is cancelled before the retry.
+        rejectNext.set(1);
+        CountingTimeout deferred = timer.schedule(new CountingTimeout(), MS);
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(deferred.cancel());
+        cancelled.add(deferred);
+        // In the executor: handed over, then cancelled, then run.
+        CountingTimeout inExecutor = timer.schedule(new CountingTimeout(), MS);
+        clock.advance(Duration.ofMillis(5));
+        assertTrue(handedToExecutor.contains(inExecutor), "handed to the executor");
+        assertTrue(inExecutor.cancel());
+        cancelled.add(inExecutor);
+        CountingTimeout live = timer.schedule(new CountingTimeout(), MS);
+        clock.advance(Duration.ofHours(3));
+        handedToExecutor.forEach(Runnable::run);
+        handedToExecutor.forEach(Runnable::run); // a second run changes nothing
+
+        assertTrue(live.isStarted());
+        assertEquals(0, live.dropped.get(), "a live node is never dropped");
+        assertEquals(2, inExecutor.dropped.get(), "run twice after its cancel: let go of at each run (a second call is"
+                + " tolerated by design)");
+        for (CountingTimeout node : cancelled) {
+            if (node != inExecutor) {
+                assertEquals(1, node.dropped.get(), "dropped once: " + node);
+            }
+        }
+        assertEquals(0, timer.stats().pending());
+    }
+
     @Test
     void cancel_whileDeferred_neverRuns() {
         AtomicInteger submitted = new AtomicInteger();

@@ -154,13 +154,17 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         } catch (IllegalStateException e) {
             if (node.isCancelled()) {
                 // Cancelled by ID between the index insert and the wheel: the timer refuses a cancelled node, and the
-                // caller's cancel already got true, so the task never runs. The handle says so.
+                // caller's cancel already got true, so the task never runs. The handle says so. No wheel holds the
+                // node, so none will let go of it: its entry goes now.
+                cargo.remove(node);
                 return node;
             }
             node.cancel();
+            cargo.remove(node);
             throw e;
         } catch (RuntimeException e) {
             node.cancel();
+            cargo.remove(node);
             throw e;
         }
         log.trace("scheduled instance {} in {} ms", uniqueId, delayMs);

@@ -34,6 +34,13 @@ final class InstanceTimeout extends WheelTimeout {
 
     @Override
     protected void onCancel() {
+        // The entry stays until the wheel lets go of the node (onDropped): a cancel only counts it as gone, so it
+        // costs no lock and no unlink. See PendingInstanceIndex.
+        index.cancelled(this);
+    }
+
+    @Override
+    protected void onDropped() {
         index.remove(this);
     }
 

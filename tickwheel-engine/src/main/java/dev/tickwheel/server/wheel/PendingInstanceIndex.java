@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * CARGO: every pending instance by its unique ID, so that anyone can cancel it.
@@ -27,8 +28,30 @@ import java.util.List;
  * lands near another never lengthens the probe of a third. Growth (at 3/4) and shrinking (below 1/16, so that a burst
  * does not pin memory) rehash a stripe by walking its chains.
  *
- * <p>Thread-safe: each stripe is guarded by its own monitor; {@link #size()} sums the stripes without locking them
- * all, so it is exact only when no operation runs concurrently.
+ * <h2>Cancel without a lock</h2>
+ *
+ * A cancel by ID finds the node without taking the stripe's lock (an optimistic read of a {@link StampedLock}) and
+ * flips its state by compare-and-set; the entry stays in its chain, counted as gone ({@code lingering}), until the
+ * wheel lets go of the node ({@link InstanceTimeout#onDropped()}: at its bucket, in a sweep, or when its run finds it
+ * cancelled), which removes it under the lock. So a cancel costs the two cache misses and one compare-and-set, no lock
+ * and no unlink; the wheel's sweep bounds how long cancelled entries stay, as it bounds how long their nodes stay.
+ *
+ * <p>Why the lock-free walk is safe:
+ * <ul>
+ *   <li>A node found with the ID and still waiting is the pending instance of that ID: a node leaves the index only
+ *       after it left "waiting" (started or cancelled), and a new node of the same ID replaces only a node that is no
+ *       longer waiting. So the compare-and-set on it is the cancel, however stale the path that led to it; the stamp
+ *       need not be valid.</li>
+ *   <li>Only a miss (no waiting node of the ID) is checked: if a writer changed the stripe during the walk (an insert,
+ *       a removal, a rehash), the stamp fails validation and the walk is done again under the read lock. A miss with a
+ *       valid stamp saw the stripe as it was, so the ID had no pending node at that moment.</li>
+ *   <li>A racy walk cannot fail: IDs are final, an array's length is fixed, a stale {@code chainNext} or bucket
+ *       leads to another node or to null, and chains never form a cycle (a node is linked by prepending it, by taking
+ *       the place of an equal ID's node, or by a rehash that links each node once into the new array).</li>
+ * </ul>
+ *
+ * <p>Thread-safe: each stripe is guarded by its own {@link StampedLock}, written under its write lock;
+ * {@link #size()} sums the stripes without locking them all, so it is exact only when no operation runs concurrently.
  */
 final class PendingInstanceIndex {
 
@@ -36,10 +59,12 @@ final class PendingInstanceIndex {
     private static final int BLOCK_BITS = 4;
     private static final long BLOCK_MASK = (1L << BLOCK_BITS) - 1;
     private static final VarHandle SIZE;
+    private static final VarHandle LINGERING;
 
     static {
         try {
             SIZE = MethodHandles.lookup().findVarHandle(Stripe.class, "size", int.class);
+            LINGERING = MethodHandles.lookup().findVarHandle(Stripe.class, "lingering", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -74,27 +99,34 @@ final class PendingInstanceIndex {
     }
 
     /**
-     * Cancels the pending instance with this ID.
+     * Cancels the pending instance with this ID, without taking a lock (see Cancel without a lock).
      *
      * @return {@code true} iff this call cancelled it (the node's compare-and-set won)
      */
     boolean cancel(long uniqueId) {
         long hash = hash(uniqueId);
-        return stripeFor(hash).cancel(uniqueId, hash);
+        InstanceTimeout node = stripeFor(hash).find(uniqueId, hash);
+        return node != null && node.cancel();
     }
 
-    /** Removes exactly this node (not a newer node that reuses its ID). */
+    /** Counts a node whose cancel won as gone; its entry stays until {@link #remove} (the wheel let go of it). */
+    void cancelled(InstanceTimeout node) {
+        LINGERING.getAndAdd(stripeFor(hash(node.uniqueId())), 1);
+    }
+
+    /** Removes exactly this node (not a newer node that reuses its ID), if it is still here. */
     void remove(InstanceTimeout node) {
         long hash = hash(node.uniqueId());
         stripeFor(hash).remove(node, hash);
     }
 
+    /** Pending instances: entries not counted as cancelled. */
     int size() {
         int size = 0;
         for (Stripe stripe : stripes) {
-            size += (int) SIZE.getOpaque(stripe);
+            size += (int) SIZE.getOpaque(stripe) - (int) LINGERING.getOpaque(stripe);
         }
-        return size;
+        return Math.max(0, size);
     }
 
     /** Removes every node and returns them. */
@@ -130,42 +162,79 @@ final class PendingInstanceIndex {
     }
 
     private static final class Stripe {
+        private final StampedLock lock = new StampedLock();
+        // Written under the write lock; read without it by the optimistic walks (see Cancel without a lock).
         private InstanceTimeout[] buckets = new InstanceTimeout[MIN_CAPACITY];
-        // Written under the monitor; read without it by size() (opaque: a recent value, no ordering needed).
+        // Entries in the chains; written under the write lock, read without it by size() (opaque).
         private int size;
+        // Entries whose node was cancelled and is not removed yet: added to by cancelling threads, taken from under
+        // the write lock as they are removed (both atomic). It may dip below its true value for a moment (a wheel
+        // can let go of a node before its canceller counted it), which size() clamps.
+        private int lingering;
 
-        synchronized InstanceTimeout putIfAbsent(InstanceTimeout node, long hash) {
-            int i = (int) hash & (buckets.length - 1);
-            InstanceTimeout prev = null;
-            for (InstanceTimeout e = buckets[i]; e != null; prev = e, e = e.chainNext) {
-                if (e.uniqueId() == node.uniqueId()) {
-                    if (e.isPending()) {
-                        return e;
+        InstanceTimeout putIfAbsent(InstanceTimeout node, long hash) {
+            long stamp = lock.writeLock();
+            try {
+                int i = (int) hash & (buckets.length - 1);
+                InstanceTimeout prev = null;
+                for (InstanceTimeout e = buckets[i]; e != null; prev = e, e = e.chainNext) {
+                    if (e.uniqueId() == node.uniqueId()) {
+                        if (e.isPending()) {
+                            return e;
+                        }
+                        // Started or cancelled, its removal still to come (which then finds nothing): the ID is free
+                        // again. The new node takes the old one's place in the chain.
+                        node.chainNext = e.chainNext;
+                        if (prev == null) {
+                            buckets[i] = node;
+                        } else {
+                            prev.chainNext = node;
+                        }
+                        e.chainNext = null;
+                        if (e.isCancelled()) {
+                            LINGERING.getAndAdd(this, -1);
+                        }
+                        return null;
                     }
-                    // Started or cancelled a moment ago, about to remove itself (which then finds nothing): the ID
-                    // is free again. The new node takes the old one's place in the chain.
-                    node.chainNext = e.chainNext;
-                    e.chainNext = null;
-                    if (prev == null) {
-                        buckets[i] = node;
-                    } else {
-                        prev.chainNext = node;
-                    }
-                    return null;
                 }
+                node.chainNext = buckets[i];
+                buckets[i] = node;
+                int size = this.size + 1;
+                SIZE.setOpaque(this, size);
+                if (size > (buckets.length >>> 2) * 3) {
+                    rehash(buckets.length << 1);
+                }
+                return null;
+            } finally {
+                lock.unlockWrite(stamp);
             }
-            node.chainNext = buckets[i];
-            buckets[i] = node;
-            int size = this.size + 1;
-            SIZE.setOpaque(this, size);
-            if (size > (buckets.length >>> 2) * 3) {
-                rehash(buckets.length << 1);
-            }
-            return null;
         }
 
-        synchronized InstanceTimeout get(long uniqueId, long hash) {
-            for (InstanceTimeout e = buckets[(int) hash & (buckets.length - 1)]; e != null; e = e.chainNext) {
+        InstanceTimeout get(long uniqueId, long hash) {
+            return find(uniqueId, hash);
+        }
+
+        /**
+         * The waiting node of this ID, if one was in the stripe at some moment of the call; else the last node of the
+         * ID seen (no longer waiting), or null. Walks without the lock first (see Cancel without a lock).
+         */
+        InstanceTimeout find(long uniqueId, long hash) {
+            long stamp = lock.tryOptimisticRead();
+            InstanceTimeout found = walk(uniqueId, hash);
+            if ((found != null && found.isPending()) || (stamp != 0 && lock.validate(stamp))) {
+                return found;
+            }
+            stamp = lock.readLock();
+            try {
+                return walk(uniqueId, hash);
+            } finally {
+                lock.unlockRead(stamp);
+            }
+        }
+
+        private InstanceTimeout walk(long uniqueId, long hash) {
+            InstanceTimeout[] table = buckets;
+            for (InstanceTimeout e = table[(int) hash & (table.length - 1)]; e != null; e = e.chainNext) {
                 if (e.uniqueId() == uniqueId) {
                     return e;
                 }
@@ -173,41 +242,36 @@ final class PendingInstanceIndex {
             return null;
         }
 
-        /**
-         * Cancels the pending node with this ID while holding the stripe, so that finding it and removing it (its
-         * {@code onCancel} re-enters this monitor and finds the node at the head of a short, cached chain) cost one
-         * lock acquisition.
-         */
-        synchronized boolean cancel(long uniqueId, long hash) {
-            for (InstanceTimeout e = buckets[(int) hash & (buckets.length - 1)]; e != null; e = e.chainNext) {
-                if (e.uniqueId() == uniqueId) {
-                    return e.cancel();
-                }
-            }
-            return false;
-        }
-
-        synchronized void remove(InstanceTimeout node, long hash) {
-            int i = (int) hash & (buckets.length - 1);
-            InstanceTimeout prev = null;
-            for (InstanceTimeout e = buckets[i]; e != null; prev = e, e = e.chainNext) {
-                if (e == node) {
-                    if (prev == null) {
-                        buckets[i] = e.chainNext;
-                    } else {
-                        prev.chainNext = e.chainNext;
+        void remove(InstanceTimeout node, long hash) {
+            long stamp = lock.writeLock();
+            try {
+                int i = (int) hash & (buckets.length - 1);
+                InstanceTimeout prev = null;
+                for (InstanceTimeout e = buckets[i]; e != null; prev = e, e = e.chainNext) {
+                    if (e == node) {
+                        if (prev == null) {
+                            buckets[i] = e.chainNext;
+                        } else {
+                            prev.chainNext = e.chainNext;
+                        }
+                        e.chainNext = null;
+                        if (e.isCancelled()) {
+                            LINGERING.getAndAdd(this, -1);
+                        }
+                        int size = this.size - 1;
+                        SIZE.setOpaque(this, size);
+                        if (buckets.length > MIN_CAPACITY && size < buckets.length >>> 4) {
+                            rehash(buckets.length >>> 1);
+                        }
+                        return;
                     }
-                    e.chainNext = null;
-                    int size = this.size - 1;
-                    SIZE.setOpaque(this, size);
-                    if (buckets.length > MIN_CAPACITY && size < buckets.length >>> 4) {
-                        rehash(buckets.length >>> 1);
-                    }
-                    return;
                 }
+            } finally {
+                lock.unlockWrite(stamp);
             }
         }
 
+        /** Under the write lock. */
         private void rehash(int capacity) {
             InstanceTimeout[] fresh = new InstanceTimeout[capacity];
             int mask = capacity - 1;
@@ -222,16 +286,24 @@ final class PendingInstanceIndex {
             buckets = fresh;
         }
 
-        synchronized void drainTo(List<InstanceTimeout> sink) {
-            for (InstanceTimeout head : buckets) {
-                for (InstanceTimeout e = head, next; e != null; e = next) {
-                    next = e.chainNext;
-                    e.chainNext = null;
-                    sink.add(e);
+        void drainTo(List<InstanceTimeout> sink) {
+            long stamp = lock.writeLock();
+            try {
+                int cancelledEntries = 0;
+                for (InstanceTimeout head : buckets) {
+                    for (InstanceTimeout e = head, next; e != null; e = next) {
+                        next = e.chainNext;
+                        e.chainNext = null;
+                        cancelledEntries += e.isCancelled() ? 1 : 0;
+                        sink.add(e);
+                    }
                 }
+                buckets = new InstanceTimeout[MIN_CAPACITY];
+                SIZE.setOpaque(this, 0);
+                LINGERING.getAndAdd(this, -cancelledEntries);
+            } finally {
+                lock.unlockWrite(stamp);
             }
-            buckets = new InstanceTimeout[MIN_CAPACITY];
-            SIZE.setOpaque(this, 0);
         }
     }
 }
