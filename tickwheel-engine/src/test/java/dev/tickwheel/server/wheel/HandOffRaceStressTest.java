@@ -51,6 +51,12 @@ class HandOffRaceStressTest {
                 Thread canceller = new Thread(() -> {
                     awaitQuietly(go);
                     for (int id = first; id < instances; id += 2) {
+                        if (id >= instances * 9 / 10) {
+                            // The last tenth after the hand-off has begun: whatever the race did (a fast cancel can
+                            // finish the first nine tenths before the coarse worker moves anything), some cancels
+                            // land on nodes the precise wheel holds or is taking over.
+                            awaitHandOffBegun(service);
+                        }
                         if (!service.cancel(id)) {
                             lost.incrementAndGet();
                         }
@@ -151,6 +157,16 @@ class HandOffRaceStressTest {
         }
         assertEquals(0, violations, "instances whose cancel outcome disagrees with whether they ran");
         assertTrue(cancelWins > batches * perBatch / 2, "most cancels landed before the deadline: " + cancelWins);
+    }
+
+    private static void awaitHandOffBegun(InstanceTimeWheelService service) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (service.preciseWheelStats().scheduled() == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no hand-off 30 s after the clock reached it");
+            }
+            Thread.onSpinWait();
+        }
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
