@@ -63,6 +63,9 @@ public final class EngineMetrics {
         bindWheel(registry, "coarse", wheel, InstanceTimeWheelService::coarseWheelStats);
         Gauge.builder("tickwheel.instances.armed", wheel, InstanceTimeWheelService::pendingCount)
                 .description("instances armed in either wheel").register(registry);
+        Gauge.builder("tickwheel.instances.held", wheel, InstanceTimeWheelService::heldCount)
+                .description("instances whose memory the wheels hold: the armed ones, and cancelled ones until their"
+                        + " bucket or a sweep releases them").register(registry);
         Gauge.builder("tickwheel.dispatch.queue.depth", wheel, InstanceTimeWheelService::dispatchQueueDepth)
                 .description("fired instances waiting for a dispatch thread").register(registry);
         Gauge.builder("tickwheel.calls.in.flight", engine, TickwheelServer::callsInFlight)

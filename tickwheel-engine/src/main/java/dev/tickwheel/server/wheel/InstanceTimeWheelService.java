@@ -197,6 +197,15 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         return cargo.size();
     }
 
+    /**
+     * The instances whose memory the service holds: the pending ones, and the cancelled ones until their wheel lets
+     * go of them (at their bucket, or in a sweep once cancels are at least half of what a wheel holds), so at most
+     * about twice {@link #pendingCount()} plus {@link dev.tickwheel.timer.HashedWheelTimer#CANCELS_PER_WAKE} a wheel.
+     */
+    public int heldCount() {
+        return cargo.entries();
+    }
+
     public TimerStats preciseWheelStats() {
         return precise.stats();
     }

@@ -120,6 +120,15 @@ final class PendingInstanceIndex {
         stripeFor(hash).remove(node, hash);
     }
 
+    /** Every entry, cancelled ones the wheels still hold included. */
+    int entries() {
+        int entries = 0;
+        for (Stripe stripe : stripes) {
+            entries += (int) SIZE.getOpaque(stripe);
+        }
+        return entries;
+    }
+
     /** Pending instances: entries not counted as cancelled. */
     int size() {
         int size = 0;

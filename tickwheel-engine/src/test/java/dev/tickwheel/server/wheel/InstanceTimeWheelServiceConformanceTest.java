@@ -182,6 +182,39 @@ class InstanceTimeWheelServiceConformanceTest {
         advanceTo(Duration.ofMinutes(99).toNanos());
         assertEquals(0, service.coarseWheelStats().pending());
         assertEquals(2, service.coarseWheelStats().cancelled());
+        assertEquals(0, service.heldCount(), "CARGO let go of them with the wheel");
+    }
+
+    /**
+     * The memory of cancelled instances is released with their nodes: CARGO keeps a cancelled entry until the wheel
+     * lets go of the node, so the entries it holds follow the wheels' bound (a sweep once cancels are half of what a
+     * wheel holds) and reach zero when the buckets are reached. 3 × 4 096 + 5 instances an hour out (coarse wheel) and
+     * as many 30 s out (precise wheel), all cancelled by ID.
+     */
+    @Test
+    void heldCount_cancelledEntriesLeaveCargoWithTheirNodes_boundedBySweeps_zeroAtTheirBuckets() {
+        service = builder().build();
+        int each = 3 * dev.tickwheel.timer.HashedWheelTimer.CANCELS_PER_WAKE + 5;
+        for (int i = 0; i < each; i++) {
+            scheduleRecorded(i, Duration.ofHours(1).toMillis() + i);
+            scheduleRecorded(1_000_000 + i, 30_000 + i % 1_000);
+        }
+        advanceTo(MS); // both workers take what was handed over
+        assertEquals(2 * each, service.heldCount());
+        for (int i = 0; i < each; i++) {
+            assertTrue(service.cancel(i));
+            assertTrue(service.cancel(1_000_000 + i));
+        }
+        assertEquals(0, service.pendingCount());
+        advanceTo(2 * MS); // a pass of each worker: the sweeps the cancels made due
+        int held = service.heldCount();
+        assertTrue(held < 2 * dev.tickwheel.timer.HashedWheelTimer.CANCELS_PER_WAKE,
+                "held after the sweeps: " + held + " of " + 2 * each);
+        assertEquals(held, service.preciseWheelStats().pending() + service.coarseWheelStats().pending(),
+                "CARGO holds exactly the cancelled nodes the wheels still hold");
+        advanceTo(Duration.ofHours(2).toNanos());
+        assertEquals(0, service.heldCount());
+        assertEquals(List.of(), List.copyOf(runsById.keySet()), "none ran");
     }
 
     // Mirrors Netty HashedWheelTimerTest#testExecutionOnTime (100 000 timeouts with one delay, all on time), through
