@@ -3,14 +3,15 @@ package dev.tickwheel.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.tickwheel.client.model.Page;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 
 /**
  * The calls of a collection of resources known by name under one path ({@code /api/calendars}, {@code /api/pools},
  * {@code /api/namespaces}, or {@code /api/workflows} and {@code /api/tokens}, whose "name" in the path is the ID):
- * create (POST, 201), replace (PUT, 200), list (one page), get and delete (204). Reads and replaces may be repeated; a create and a delete may not (a repeat would answer 409
- * or 404, or make a second resource).
+ * create (POST, 201), replace (PUT, 200), list (one page), get and delete (204). Reads and replaces may be repeated;
+ * a create and a delete may not (a repeat would answer 409 or 404, or make a second resource).
  *
  * <p>Immutable.
  *
@@ -55,8 +56,7 @@ final class NamedResourceCalls<T> {
     }
 
     ApiCall<Page<T>> list() {
-        return ApiCall.get(RequestPaths.withQuery(collectionPath, java.util.Collections.singletonMap("namespace",
-                namespace)), pageReader);
+        return ApiCall.get(withNamespace(collectionPath), pageReader);
     }
 
     ApiCall<T> get(String name) {
@@ -68,7 +68,11 @@ final class NamedResourceCalls<T> {
     }
 
     private String path(String name) {
-        return RequestPaths.withQuery(collectionPath + "/" + RequestPaths.segment(Objects.requireNonNull(name, "name")),
-                java.util.Collections.singletonMap("namespace", namespace));
+        return withNamespace(collectionPath + "/" + RequestPaths.segment(Objects.requireNonNull(name, "name")));
+    }
+
+    /** {@code path} with {@code ?namespace=} when these calls name one. */
+    private String withNamespace(String path) {
+        return RequestPaths.withQuery(path, Collections.singletonMap("namespace", namespace));
     }
 }

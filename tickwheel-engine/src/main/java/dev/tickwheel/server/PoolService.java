@@ -58,7 +58,8 @@ public final class PoolService {
     }
 
     /**
-     * Replaces the limits of pool {@code name} of {@code namespace}; its creation time stays. Calls already started are not touched.
+     * Replaces the limits of pool {@code name} of {@code namespace}; its creation time stays. Calls already started
+     * are not touched.
      *
      * @return the pool as stored, or empty if there is none of that name
      * @throws IllegalArgumentException if a field is invalid, or neither limit is given (see {@link InstancePool})

@@ -2,6 +2,7 @@ package dev.tickwheel.server.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.server.TickwheelServer;
+import dev.tickwheel.server.access.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -141,7 +142,7 @@ public final class ApiRoutes {
             }
             // What an ADMIN token does (definitions, tokens, namespaces) is committed before the answer; the
             // operations, run at the API's full rate (runs, cancels, reschedules), are written just after it.
-            if (access.role() == dev.tickwheel.server.access.Role.ADMIN) {
+            if (access.role() == Role.ADMIN) {
                 audit.record(self[0], known);
             } else {
                 audit.recordLater(self[0], known);

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Handlers of {@code /api/instances…} and of {@code /api/jobs/{id}/runs/{key}…}: read one (by ID or by its job and
@@ -162,7 +163,7 @@ final class InstanceRoutes {
         if (CallerExchange.caller(ctx).namespace() == null) {
             return instances.cancelAll(ids);
         }
-        java.util.Set<Long> reachableIds = scopes.reachableInstances(ctx, ids);
+        Set<Long> reachableIds = scopes.reachableInstances(ctx, ids);
         List<Long> reachable = ids.stream().filter(reachableIds::contains).toList();
         Map<Long, CancelResult> cancelled = new java.util.HashMap<>();
         if (!reachable.isEmpty()) {

@@ -4,7 +4,11 @@ import dev.tickwheel.server.AccessService;
 import dev.tickwheel.server.InstanceService;
 import dev.tickwheel.server.access.Namespaces;
 import dev.tickwheel.server.instance.InstanceHistory;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Keeps a caller inside its namespace: a job or instance of another namespace is answered as if it did not exist
@@ -72,14 +76,14 @@ final class Scopes {
      * The instances among {@code instanceIds} the caller of {@code ctx} reaches (not those that do not exist): two
      * reads whatever their number, the instances' jobs and those jobs' namespaces (cached).
      */
-    java.util.Set<Long> reachableInstances(ApiExchange ctx, java.util.Collection<Long> instanceIds) {
+    Set<Long> reachableInstances(ApiExchange ctx, Collection<Long> instanceIds) {
         Caller caller = CallerExchange.caller(ctx);
-        java.util.Map<Long, Long> jobIds = instances.jobIdsOf(instanceIds);
+        Map<Long, Long> jobIds = instances.jobIdsOf(instanceIds);
         if (caller.namespace() == null) {
             return jobIds.keySet();
         }
-        java.util.Map<Long, String> namespaces = access.namespacesOfJobs(new java.util.HashSet<>(jobIds.values()));
-        java.util.Set<Long> reachable = new java.util.HashSet<>();
+        Map<Long, String> namespaces = access.namespacesOfJobs(new HashSet<>(jobIds.values()));
+        Set<Long> reachable = new HashSet<>();
         jobIds.forEach((instanceId, jobId) -> {
             if (caller.reaches(namespaces.getOrDefault(jobId, Namespaces.DEFAULT))) {
                 reachable.add(instanceId);
@@ -144,7 +148,7 @@ final class Scopes {
     }
 
     /** The namespaces of jobs, read at most once each. */
-    java.util.Map<Long, String> namespacesOf(java.util.Collection<Long> jobIds) {
+    Map<Long, String> namespacesOf(Collection<Long> jobIds) {
         return access.namespacesOfJobs(jobIds);
     }
 

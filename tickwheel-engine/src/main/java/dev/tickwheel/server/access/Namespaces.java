@@ -49,8 +49,7 @@ public final class Namespaces {
      */
     public static String qualified(String namespace, String localName) {
         if (!isLocalName(localName)) {
-            throw new IllegalArgumentException("name must be 1.." + MAX_LOCAL_NAME_LENGTH + " letters, digits, '.',"
-                    + " '_' or '-': '" + localName + "'");
+            throw notALocalName(localName);
         }
         return namespace == null || DEFAULT.equals(namespace) ? localName : namespace + SEPARATOR + localName;
     }
@@ -83,12 +82,16 @@ public final class Namespaces {
     public static void checkQualified(String qualifiedName) {
         String local = localName(qualifiedName);
         if (!isLocalName(local)) {
-            throw new IllegalArgumentException("name must be 1.." + MAX_LOCAL_NAME_LENGTH + " letters, digits, '.',"
-                    + " '_' or '-': '" + local + "'");
+            throw notALocalName(local);
         }
         if (qualifiedName.indexOf(SEPARATOR) >= 0) {
             check(namespaceOfQualified(qualifiedName));
         }
+    }
+
+    private static IllegalArgumentException notALocalName(String name) {
+        return new IllegalArgumentException("name must be 1.." + MAX_LOCAL_NAME_LENGTH + " letters, digits, '.', '_'"
+                + " or '-': '" + name + "'");
     }
 
     /** Whether {@code name} is a valid {@link #qualified} name ({@link #checkQualified}). */

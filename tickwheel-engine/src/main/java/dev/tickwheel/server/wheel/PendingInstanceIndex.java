@@ -95,7 +95,7 @@ final class PendingInstanceIndex {
 
     InstanceTimeout get(long uniqueId) {
         long hash = hash(uniqueId);
-        return stripeFor(hash).get(uniqueId, hash);
+        return stripeFor(hash).find(uniqueId, hash);
     }
 
     /**
@@ -194,15 +194,7 @@ final class PendingInstanceIndex {
                         // Started or cancelled, its removal still to come (which then finds nothing): the ID is free
                         // again. The new node takes the old one's place in the chain.
                         node.chainNext = e.chainNext;
-                        if (prev == null) {
-                            buckets[i] = node;
-                        } else {
-                            prev.chainNext = node;
-                        }
-                        e.chainNext = null;
-                        if (e.isCancelled()) {
-                            LINGERING.getAndAdd(this, -1);
-                        }
+                        unlink(i, prev, e, node);
                         return null;
                     }
                 }
@@ -217,10 +209,6 @@ final class PendingInstanceIndex {
             } finally {
                 lock.unlockWrite(stamp);
             }
-        }
-
-        InstanceTimeout get(long uniqueId, long hash) {
-            return find(uniqueId, hash);
         }
 
         /**
@@ -258,15 +246,7 @@ final class PendingInstanceIndex {
                 InstanceTimeout prev = null;
                 for (InstanceTimeout e = buckets[i]; e != null; prev = e, e = e.chainNext) {
                     if (e == node) {
-                        if (prev == null) {
-                            buckets[i] = e.chainNext;
-                        } else {
-                            prev.chainNext = e.chainNext;
-                        }
-                        e.chainNext = null;
-                        if (e.isCancelled()) {
-                            LINGERING.getAndAdd(this, -1);
-                        }
+                        unlink(i, prev, e, e.chainNext);
                         int size = this.size - 1;
                         SIZE.setOpaque(this, size);
                         if (buckets.length > MIN_CAPACITY && size < buckets.length >>> 4) {
@@ -277,6 +257,22 @@ final class PendingInstanceIndex {
                 }
             } finally {
                 lock.unlockWrite(stamp);
+            }
+        }
+
+        /**
+         * Under the write lock: puts {@code next} where {@code e} was in bucket {@code i} (after {@code prev}, or at
+         * the head) and takes {@code e} out of the cancelled entries' count if it was one of them.
+         */
+        private void unlink(int i, InstanceTimeout prev, InstanceTimeout e, InstanceTimeout next) {
+            if (prev == null) {
+                buckets[i] = next;
+            } else {
+                prev.chainNext = next;
+            }
+            e.chainNext = null;
+            if (e.isCancelled()) {
+                LINGERING.getAndAdd(this, -1);
             }
         }
 
