@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Schedule throughput ({@code count} timers, delays 1–60 s, with 1 and 2 producer threads) and cancel throughput
@@ -116,6 +117,8 @@ public final class ThroughputHarness {
         int count = delaysMs.length;
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
+        // A producer that throws must fail the fork, not finish early and look fast.
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int p = 0; p < producers; p++) {
             int from = (int) ((long) count * p / producers);
             int to = (int) ((long) count * (p + 1) / producers);
@@ -130,6 +133,7 @@ public final class ThroughputHarness {
                     contender.schedule(i, delaysMs[i], NoopTask.INSTANCE);
                 }
             }, "bench-producer-" + p);
+            thread.setUncaughtExceptionHandler((t, e) -> failure.compareAndSet(null, e));
             thread.start();
             threads.add(thread);
         }
@@ -138,6 +142,10 @@ public final class ThroughputHarness {
         for (Thread thread : threads) {
             thread.join();
         }
-        return count / ((System.nanoTime() - start) / 1e9);
+        double ops = count / ((System.nanoTime() - start) / 1e9);
+        if (failure.get() != null) {
+            throw new IllegalStateException("a producer failed", failure.get());
+        }
+        return ops;
     }
 }

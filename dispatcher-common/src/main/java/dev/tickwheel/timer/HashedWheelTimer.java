@@ -169,7 +169,7 @@ public final class HashedWheelTimer implements Timer {
 
     private HashedWheelTimer(Builder b) {
         this.ticker = b.ticker;
-        this.parker = b.ticker instanceof WorkerParker p ? p : new SystemParker(b.ticker);
+        this.parker = WorkerParker.forTicker(b.ticker);
         this.tickNanos = b.tickNanos;
         this.expiryLeadNanos = b.expiryLeadNanos;
         this.maxTransfersPerPass = b.maxTransfersPerPass;

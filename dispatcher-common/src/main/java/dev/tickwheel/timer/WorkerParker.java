@@ -1,5 +1,7 @@
 package dev.tickwheel.timer;
 
+import com.google.common.base.Ticker;
+
 /**
  * How a timer's worker thread waits for its next deadline, and how other threads wake it.
  *
@@ -30,5 +32,13 @@ public interface WorkerParker {
 
     /** Called by {@code worker} as its last action. */
     default void workerStopped(Thread worker) {
+    }
+
+    /**
+     * The parker a worker reading {@code ticker} uses: the ticker itself if it is a parker (a test's manual clock),
+     * else one that parks with {@link java.util.concurrent.locks.LockSupport}, measuring time on the ticker.
+     */
+    static WorkerParker forTicker(Ticker ticker) {
+        return ticker instanceof WorkerParker parker ? parker : new SystemParker(ticker);
     }
 }

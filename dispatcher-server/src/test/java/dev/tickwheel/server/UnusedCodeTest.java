@@ -46,6 +46,8 @@ class UnusedCodeTest {
             "dev.tickwheel.server.TickwheelServer$Builder",
             // The two-tier wheel is usable alone (dispatcher-bench's TickwheelService peer drives it directly).
             "dev.tickwheel.server.wheel.InstanceTimeWheelService$Builder",
+            // Its handle lookup, PowerJob's shape (the engine asks isPending, which allocates nothing).
+            "dev.tickwheel.server.wheel.InstanceTimeWheelService#fetchTimerFuture",
             // The timer is a library of its own in dispatcher-common, driven directly by dispatcher-bench.
             "dev.tickwheel.timer.HashedWheelTimer",
             "dev.tickwheel.timer.HashedWheelTimer$Builder",

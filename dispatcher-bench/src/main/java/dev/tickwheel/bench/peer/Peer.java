@@ -18,6 +18,9 @@ public enum Peer {
 
     TICKWHEEL_SERVICE("tickwheel-service", Kind.INSTANCE,
             "Tickwheel InstanceTimeWheelService, defaults (1 ms × 4096 + 10 s × 12, long-keyed CARGO, dispatch pool)"),
+    TICKWHEEL_SERVICE_SIZED("tickwheel-service-sized", Kind.INSTANCE,
+            "Tickwheel InstanceTimeWheelService, CARGO sized for the run (expectedInstances): no growth, as PowerJob's"
+                    + " CARGO, which keeps its capacity from one iteration to the next"),
     TICKWHEEL_TIMER_MAP("tickwheel-timer+map", Kind.INSTANCE,
             "Tickwheel HashedWheelTimer (as above) + ConcurrentHashMap<Long, TimerFuture>: the boxed alternative"),
     NETTY_MAP("netty+map", Kind.INSTANCE, "Netty (as above) + ConcurrentHashMap<Long, Timeout>"),
@@ -72,7 +75,8 @@ public enum Peer {
             case KAFKA -> new HandleArrayContender(new KafkaTimer(), capacity);
             case STPE -> new HandleArrayContender(new StpeTimer(), capacity);
             case POWERJOB -> new HandleArrayContender(new PowerJobTimer(1, 4096, 0), capacity);
-            case TICKWHEEL_SERVICE -> new TickwheelService();
+            case TICKWHEEL_SERVICE -> new TickwheelService(0);
+            case TICKWHEEL_SERVICE_SIZED -> new TickwheelService(capacity);
             case TICKWHEEL_TIMER_MAP -> new BoxedMapContender(new TickwheelTimer());
             case NETTY_MAP -> new BoxedMapContender(new NettyTimer());
             case KAFKA_MAP -> new BoxedMapContender(new KafkaTimer());

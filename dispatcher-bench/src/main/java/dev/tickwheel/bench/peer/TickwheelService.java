@@ -9,7 +9,12 @@ import dev.tickwheel.server.wheel.InstanceTimeWheelService;
  */
 final class TickwheelService implements Contender {
 
-    private final InstanceTimeWheelService service = InstanceTimeWheelService.builder().build();
+    private final InstanceTimeWheelService service;
+
+    /** @param expectedInstances CARGO's initial size (0: the default, grown as needed) */
+    TickwheelService(int expectedInstances) {
+        this.service = InstanceTimeWheelService.builder().expectedInstances(expectedInstances).build();
+    }
 
     @Override
     public void schedule(long id, long delayMs, Runnable task) {

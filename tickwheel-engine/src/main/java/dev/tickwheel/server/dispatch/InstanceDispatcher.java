@@ -266,7 +266,7 @@ public final class InstanceDispatcher implements AutoCloseable {
 
     /** True if the instance is on the wheel or fired and not yet through its claim. */
     public boolean isKnown(long instanceId) {
-        return inHand.contains(instanceId) || wheel.fetchTimerFuture(instanceId).isPresent();
+        return inHand.contains(instanceId) || wheel.isPending(instanceId);
     }
 
     /** Removes the wheel's reminder of an instance the store has just cancelled; frees its memory at once. */

@@ -66,6 +66,9 @@ public final class EngineMetrics {
         Gauge.builder("tickwheel.instances.held", wheel, InstanceTimeWheelService::heldCount)
                 .description("instances whose memory the wheels hold: the armed ones, and cancelled ones until their"
                         + " bucket or a sweep releases them").register(registry);
+        Gauge.builder("tickwheel.instances.slots", wheel, InstanceTimeWheelService::slotCount)
+                .description("slots of the wheels' slab: the most instances held at once, in blocks of 64; about 40"
+                        + " bytes each, kept for reuse").register(registry);
         Gauge.builder("tickwheel.dispatch.queue.depth", wheel, InstanceTimeWheelService::dispatchQueueDepth)
                 .description("fired instances waiting for a dispatch thread").register(registry);
         Gauge.builder("tickwheel.calls.in.flight", engine, TickwheelServer::callsInFlight)

@@ -1,10 +1,10 @@
 package dev.tickwheel.server.wheel;
 
 import com.google.common.base.Ticker;
-import dev.tickwheel.timer.HashedWheelTimer;
 import dev.tickwheel.timer.TimerFuture;
 import dev.tickwheel.timer.TimerStats;
-import dev.tickwheel.timer.WheelTimeout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,22 +36,24 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Why cancel, hand-off and firing cannot race</h2>
  *
- * <p>One {@link InstanceTimeout} object is everything an instance has: its wheel node, its CARGO entry and the
- * caller's {@link TimerFuture}. Its state leaves WAITING exactly once, by a compare-and-set: to CANCELLED in
- * {@code cancel}, or to STARTED on the dispatch thread right before the task runs. The hand-off does not change the
- * state, so it can neither win nor lose against a cancel. Worked example, instance 43 scheduled for 3 h:
+ * <p>An instance is one slot of the service's {@link InstanceSlab}: its ID, deadline, task, its CARGO chain link,
+ * its wheel link, and a control word (state, wheel, generation). The state leaves WAITING exactly once, by a
+ * compare-and-set of the control word: to CANCELLED in {@code cancel}, or to STARTED on the dispatch thread right
+ * before the task runs. The hand-off changes only the wheel bit, by the same compare-and-set, so it can neither win nor
+ * lose against a cancel. Worked example, instance 43 scheduled for 3 h:
  *
  * <pre>
- *   t = 0          schedule(43, 3h)  CARGO[43] = node; coarse wheel holds node (expires at 3h - 60s)
- *   t = 3h - 60s   coarse worker: node due -> precise.accept(node): node.owner = precise; precise queue += node
- *   same instant   cancel(43) on another thread: CAS WAITING -> CANCELLED wins, CARGO[43] removed, returns true;
- *                  the wheel that owns the node only counts the cancel. Whichever wheel holds the node drops it
- *                  without running it: the precise worker, which reads the state after the hand-off, finds it
- *                  CANCELLED when it takes it from its queue, or, had it linked it already, on reaching its bucket or
- *                  in a sweep; had the hand-off not happened yet, the coarse wheel drops it the same way. Either way
- *                  the node is released and never runs.
- *   t = 3h         (had nobody cancelled) precise worker submits node; dispatch thread: CAS WAITING -> STARTED
- *                  wins, CARGO[43] removed, task runs. A cancel from now on finds no entry, or loses the CAS: false.
+ *   t = 0          schedule(43, 3h)  slot 7 = {43, deadline, task}, WAITING, coarse; CARGO chains slot 7; the
+ *                  coarse wheel's transfer list holds it, its worker links it (expires at 3h - 60s)
+ *   t = 3h - 60s   coarse worker: slot 7 due -> CAS wheel bit coarse -> precise; precise transfer list += 7
+ *   same instant   cancel(43) on another thread: CAS WAITING -> CANCELLED wins, returns true; CARGO keeps the entry,
+ *                  counted as gone. Whichever wheel holds slot 7 drops it without running it (taking it from a
+ *                  transfer list, scanning its bucket, in a sweep) and releases it: CARGO's entry goes, the slot is
+ *                  free for another instance. Had the cancel lost the CAS to the hand-off, it reads again and wins on
+ *                  the new word.
+ *   t = 3h         (had nobody cancelled) precise worker submits Dispatch(7, generation); dispatch thread: CAS
+ *                  WAITING -> STARTED wins, the slot is released (CARGO's entry goes), the task runs. A cancel from
+ *                  now on finds no entry, or loses the CAS: false.
  * </pre>
  *
  * <p>So {@code cancel} returns {@code true} iff the task will never run, for any delay (including 0), and it never
@@ -74,17 +76,19 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(InstanceTimeWheelService.class);
 
-    private final PendingInstanceIndex cargo;
-    private final HashedWheelTimer precise;
-    private final HashedWheelTimer coarse;
+    private final InstanceSlab slab;
+    private final SlabWheel precise;
+    private final SlabWheel coarse;
     private final long thresholdNanos;
+    private final Executor executor;
     private final ThreadPoolExecutor ownedExecutor;
     // CAS: close() is idempotent and schedule() must see it.
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private InstanceTimeWheelService(Builder b) {
         this.thresholdNanos = b.longDelayThreshold.toNanos();
-        this.cargo = new PendingInstanceIndex(Math.max(16, Runtime.getRuntime().availableProcessors() * 8));
+        this.slab = new InstanceSlab(Math.max(16, Runtime.getRuntime().availableProcessors() * 8), b.ticker.read(),
+                b.expectedInstances);
         Executor executor = b.dispatchExecutor;
         if (executor == null) {
             this.ownedExecutor = new ThreadPoolExecutor(b.dispatchThreads, b.dispatchThreads, 0, TimeUnit.MILLISECONDS,
@@ -96,23 +100,11 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         } else {
             this.ownedExecutor = null;
         }
-        this.precise = HashedWheelTimer.builder()
-                .ticker(b.ticker)
-                .tickDuration(b.preciseTick.toNanos(), TimeUnit.NANOSECONDS)
-                .ticksPerWheel(b.preciseSlots)
-                .executor(executor)
-                .failureHandler(InstanceTimeWheelService::taskFailed)
-                .threadFactory(namedThreads("tickwheel-precise-wheel-"))
-                .build();
-        this.coarse = HashedWheelTimer.builder()
-                .ticker(b.ticker)
-                .tickDuration(b.coarseTick.toNanos(), TimeUnit.NANOSECONDS)
-                .ticksPerWheel(b.coarseSlots)
-                .expiryLead(thresholdNanos, TimeUnit.NANOSECONDS)
-                .expiryHandler(this::handOff)
-                .failureHandler(InstanceTimeWheelService::handOffFailed)
-                .threadFactory(namedThreads("tickwheel-coarse-wheel-"))
-                .build();
+        this.executor = executor;
+        this.precise = new SlabWheel(slab, InstanceSlab.PRECISE, b.ticker, b.preciseTick.toNanos(), b.preciseSlots, 0,
+                this::dispatch, namedThreads("tickwheel-precise-wheel-"));
+        this.coarse = new SlabWheel(slab, InstanceSlab.COARSE, b.ticker, b.coarseTick.toNanos(), b.coarseSlots,
+                thresholdNanos, this::handOff, namedThreads("tickwheel-coarse-wheel-"));
         precise.start();
         coarse.start();
     }
@@ -122,16 +114,17 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     }
 
     /**
-     * Schedules {@code task} to run once, no earlier than {@code delayMs} from now, under {@code uniqueId}.
+     * Schedules {@code task} to run once, no earlier than {@code delayMs} from now, under {@code uniqueId}. Allocates
+     * nothing: the instance takes a slot of the service's slab (see {@link InstanceSlab}); its handle, if anyone needs
+     * one, comes from {@link #fetchTimerFuture}.
      *
      * @param delayMs zero or negative means due now: it runs on the dispatch executor, never on the caller's thread
-     * @return the instance's handle; the same object {@link #fetchTimerFuture} returns
      * @throws NullPointerException if {@code task} is null
      * @throws IllegalArgumentException if {@code delayMs} exceeds {@link #MAX_DELAY_MS}
      * @throws IllegalStateException if an instance with this ID is still pending
      * @throws RejectedExecutionException if the service is closed
      */
-    public TimerFuture schedule(long uniqueId, long delayMs, Runnable task) {
+    public void schedule(long uniqueId, long delayMs, Runnable task) {
         Objects.requireNonNull(task, "task");
         if (delayMs > MAX_DELAY_MS) {
             throw new IllegalArgumentException(
@@ -140,51 +133,43 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         if (closed.get()) {
             throw new RejectedExecutionException("InstanceTimeWheelService is closed");
         }
-        InstanceTimeout node = new InstanceTimeout(uniqueId, task, cargo);
-        if (cargo.putIfAbsent(node) != null) {
+        long delayNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMs));
+        boolean near = delayNanos <= thresholdNanos;
+        long deadlineNanos = precise.now() + delayNanos;
+        int slot = slab.schedule(uniqueId, deadlineNanos, task, near ? InstanceSlab.PRECISE : InstanceSlab.COARSE);
+        if (slot == InstanceSlab.NIL) {
             throw new IllegalStateException("instance " + uniqueId + " is already scheduled and still pending");
         }
-        long delayNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMs));
-        try {
-            if (delayNanos <= thresholdNanos) {
-                precise.schedule(node, delayNanos);
-            } else {
-                coarse.schedule(node, delayNanos);
-            }
-        } catch (IllegalStateException e) {
-            if (node.isCancelled()) {
-                // Cancelled by ID between the index insert and the wheel: the timer refuses a cancelled node, and the
-                // caller's cancel already got true, so the task never runs. The handle says so. No wheel holds the
-                // node, so none will let go of it: its entry goes now.
-                cargo.remove(node);
-                return node;
-            }
-            node.cancel();
-            cargo.remove(node);
-            throw e;
-        } catch (RuntimeException e) {
-            node.cancel();
-            cargo.remove(node);
-            throw e;
+        if (closed.get() && cancel(uniqueId)) {
+            // close() may have stopped the wheels and swept CARGO before this instance was in it: nothing would run
+            // it. Cancelled now, so it never runs, and the caller is told. (If the cancel lost, close() got it.)
+            throw new RejectedExecutionException("InstanceTimeWheelService is closed");
         }
-        log.trace("scheduled instance {} in {} ms", uniqueId, delayMs);
-        return node;
+        (near ? precise : coarse).wake(deadlineNanos);
     }
 
     /**
-     * Cancels a pending instance.
+     * Cancels a pending instance, without a lock (see {@link InstanceSlab}).
      *
      * @return {@code true} iff the task will never run; {@code false} if the ID is unknown, already started or already
      *         cancelled
      */
     public boolean cancel(long uniqueId) {
-        return cargo.cancel(uniqueId);
+        return cancelled(slab.cancel(uniqueId));
     }
 
-    /** The handle of a pending instance, or empty if the ID is unknown, started or cancelled. */
+    /** Whether an instance of this ID is pending (neither started nor cancelled); no lock, nothing allocated. */
+    public boolean isPending(long uniqueId) {
+        return slab.isPending(uniqueId);
+    }
+
+    /**
+     * The handle of a pending instance, or empty if the ID is unknown, started or cancelled. The handle is made on
+     * demand and registered with the instance's slot, so it goes on answering (started or cancelled) after the
+     * instance ended; asking again while the instance is pending returns the same handle.
+     */
     public Optional<TimerFuture> fetchTimerFuture(long uniqueId) {
-        // A node leaves the index just after its state changes: do not hand out one that has started or been cancelled.
-        return Optional.<TimerFuture>ofNullable(cargo.get(uniqueId)).filter(TimerFuture::isPending);
+        return Optional.ofNullable(slab.handle(uniqueId, this::cancelled));
     }
 
     /** True until {@link #close()} is called: the wheels accept and fire timers. */
@@ -194,16 +179,25 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
     /** Instances scheduled and neither started nor cancelled. */
     public int pendingCount() {
-        return cargo.size();
+        return slab.size();
     }
 
     /**
      * The instances whose memory the service holds: the pending ones, and the cancelled ones until their wheel lets
      * go of them (at their bucket, or in a sweep once cancels are at least half of what a wheel holds), so at most
-     * about twice {@link #pendingCount()} plus {@link dev.tickwheel.timer.HashedWheelTimer#CANCELS_PER_WAKE} a wheel.
+     * about twice {@link #pendingCount()} plus {@link SlabWheel#CANCELS_PER_WAKE} a wheel.
      */
     public int heldCount() {
-        return cargo.entries();
+        return slab.entries();
+    }
+
+    /**
+     * Slots the slab has taken so far: the most instances it held at once, rounded up to blocks of 64 a stripe. Their
+     * memory (about 40 bytes a slot) is kept and reused, not returned: a service sized by its peak, as a
+     * {@code ConcurrentHashMap} keeps its table.
+     */
+    public int slotCount() {
+        return slab.slotsAllocated();
     }
 
     public TimerStats preciseWheelStats() {
@@ -229,37 +223,141 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        List<TimerFuture> notRun = new ArrayList<>(coarse.stop());
-        notRun.addAll(precise.stop());
+        coarse.stop();
+        precise.stop();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
             List<Runnable> queued = new ArrayList<>();
             ownedExecutor.getQueue().drainTo(queued);
-            queued.forEach(r -> ((WheelTimeout) r).cancel());
+            queued.forEach(r -> ((Dispatch) r).abandon());
             awaitTermination(ownedExecutor);
         }
-        notRun.forEach(TimerFuture::cancel);
-        // Instances caught between the wheels (a hand-off refused because the precise wheel had stopped).
-        cargo.drain().forEach(WheelTimeout::cancel);
-        log.info("instance time wheel closed; {} timers released", notRun.size());
+        int cancelled = slab.cancelAll();
+        log.info("instance time wheel closed; {} pending instances cancelled", cancelled);
     }
 
-    private void handOff(WheelTimeout timeout) {
-        // Runs on the coarse worker at deadline - threshold. The node keeps its deadline; the state is untouched, so a
-        // concurrent cancel wins or loses exactly as it would on a single wheel.
-        precise.accept(timeout);
+    /** Cancels the instance in {@code slot} if it is still that generation and waiting (a queued dispatch at close). */
+    private boolean cancelSlot(int slot, long generation) {
+        return cancelled(slab.cancelSlot(slot, generation));
     }
 
-    private static void taskFailed(TimerFuture timeout, Throwable failure) {
-        // The task threw, or the dispatch executor failed with something other than a rejection (then it is retried).
-        log.error("dispatch of {} failed", timeout, failure);
+    /** Counts a cancel that won at the wheel that held the slot; false for none ({@code ctl < 0}). */
+    private boolean cancelled(long ctl) {
+        if (ctl < 0) {
+            return false;
+        }
+        (InstanceSlab.tier(ctl) == InstanceSlab.PRECISE ? precise : coarse).cancelRequested();
+        return true;
     }
 
-    private static void handOffFailed(TimerFuture timeout, Throwable failure) {
-        if (failure instanceof RejectedExecutionException) {
-            log.debug("hand-off of {} refused: precise wheel stopped", timeout);
-        } else {
-            log.error("hand-off of {} to the precise wheel failed", timeout, failure);
+    /** The precise wheel's expiry, on its worker: the slot goes to the dispatch executor. */
+    private boolean dispatch(int slot, long ctl) {
+        Dispatch dispatch = new Dispatch(this, slot, InstanceSlab.generation(ctl));
+        try {
+            executor.execute(dispatch);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return !dispatch.abandon();
+        } catch (Throwable t) {
+            // A broken executor, not a full one. The worker must outlive it and the instance must not be lost: it is
+            // reported and retried like a rejected one, unless the executor ran or queued the dispatch before
+            // throwing (then the dispatch cannot be abandoned and it is the dispatch's to run).
+            log.error("dispatch executor failed on instance {}", slab.id(slot), t);
+            precise.taskFailed();
+            return !dispatch.abandon();
+        }
+    }
+
+    /** Runs on a dispatch thread: starts the instance unless it was cancelled, and releases its slot either way. */
+    private void start(int slot, long generation) {
+        long ctl = slab.ctl(slot);
+        while (InstanceSlab.generation(ctl) == generation && InstanceSlab.state(ctl) == InstanceSlab.WAITING) {
+            if (slab.casCtl(slot, ctl, InstanceSlab.withState(ctl, InstanceSlab.STARTED))) {
+                long uniqueId = slab.id(slot);
+                Runnable task = slab.task(slot);
+                slab.release(slot);
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    precise.taskFailed();
+                    log.error("dispatch of instance {} failed", uniqueId, t);
+                }
+                return;
+            }
+            ctl = slab.ctl(slot);
+        }
+        // Cancelled after it was handed to the executor: this dispatch is the last holder of the slot.
+        slab.release(slot);
+    }
+
+    /** The coarse wheel's expiry, on its worker, {@code longDelayThreshold} before the deadline. */
+    private boolean handOff(int slot, long ctl) {
+        // The slot keeps its deadline; the state is untouched, so a concurrent cancel wins or loses exactly as on one
+        // wheel. Only the wheel bit changes, by compare-and-set, so that a cancel counts itself at the wheel that
+        // holds the slot.
+        for (long c = ctl; ; c = slab.ctl(slot)) {
+            if (InstanceSlab.state(c) != InstanceSlab.WAITING) {
+                slab.release(slot); // cancelled at the last moment: this wheel was its last holder
+                return true;
+            }
+            if (slab.casCtl(slot, c, InstanceSlab.withTier(c, InstanceSlab.PRECISE))) {
+                break;
+            }
+        }
+        long deadlineNanos = slab.deadlineNanos(slot);
+        slab.transfer(slot, InstanceSlab.PRECISE);
+        precise.wake(deadlineNanos);
+        return true;
+    }
+
+    /**
+     * One due instance on its way to a dispatch thread: its slot and generation. It runs at most once, and not at all
+     * once abandoned (the executor refused it, or the service closed with it queued).
+     */
+    private static final class Dispatch implements Runnable {
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Dispatch.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final InstanceTimeWheelService service;
+        private final int slot;
+        private final long generation;
+        // 0 new, 1 run, 2 abandoned; by CAS, so that exactly one of run and abandon acts.
+        private volatile int state;
+
+        Dispatch(InstanceTimeWheelService service, int slot, long generation) {
+            this.service = service;
+            this.slot = slot;
+            this.generation = generation;
+        }
+
+        @Override
+        public void run() {
+            if (STATE.compareAndSet(this, 0, 1)) {
+                service.start(slot, generation);
+            }
+        }
+
+        /**
+         * Takes the dispatch back before it ran: the wheel keeps the slot (a refusal), or the instance is cancelled
+         * (at close).
+         *
+         * @return whether it was taken back; false if it ran or is running
+         */
+        boolean abandon() {
+            if (!STATE.compareAndSet(this, 0, 2)) {
+                return false;
+            }
+            if (service.closed.get()) {
+                service.cancelSlot(slot, generation);
+            }
+            return true;
         }
     }
 
@@ -299,6 +397,7 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         private int dispatchQueueCapacity = DEFAULT_DISPATCH_QUEUE_CAPACITY;
         private Ticker ticker = Ticker.systemTicker();
         private Executor dispatchExecutor;
+        private int expectedInstances;
 
         private Builder() {
         }
@@ -336,6 +435,18 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
         public Builder dispatchQueueCapacity(int capacity) {
             this.dispatchQueueCapacity = positive("dispatchQueueCapacity", capacity);
+            return this;
+        }
+
+        /**
+         * Sizes CARGO for this many pending instances from the start (about 5.3 bytes each), so that reaching it costs
+         * no rehash; it never shrinks below that. Default 0: it starts small, grows at 3/4 full and shrinks again.
+         */
+        public Builder expectedInstances(int instances) {
+            if (instances < 0) {
+                throw new IllegalArgumentException("expectedInstances must not be negative: " + instances);
+            }
+            this.expectedInstances = instances;
             return this;
         }
 

@@ -45,8 +45,8 @@ class InstanceTimeWheelServiceConformanceTest {
         return InstanceTimeWheelService.builder().ticker(clock).dispatchExecutor(Runnable::run);
     }
 
-    private TimerFuture scheduleRecorded(long id, long delayMs) {
-        return service.schedule(id, delayMs, () -> runsById.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>())
+    private void scheduleRecorded(long id, long delayMs) {
+        service.schedule(id, delayMs, () -> runsById.computeIfAbsent(id, k -> new CopyOnWriteArrayList<>())
                 .add(clock.read() - origin));
     }
 
@@ -194,7 +194,7 @@ class InstanceTimeWheelServiceConformanceTest {
     @Test
     void heldCount_cancelledEntriesLeaveCargoWithTheirNodes_boundedBySweeps_zeroAtTheirBuckets() {
         service = builder().build();
-        int each = 3 * dev.tickwheel.timer.HashedWheelTimer.CANCELS_PER_WAKE + 5;
+        int each = 3 * SlabWheel.CANCELS_PER_WAKE + 5;
         for (int i = 0; i < each; i++) {
             scheduleRecorded(i, Duration.ofHours(1).toMillis() + i);
             scheduleRecorded(1_000_000 + i, 30_000 + i % 1_000);
@@ -208,7 +208,7 @@ class InstanceTimeWheelServiceConformanceTest {
         assertEquals(0, service.pendingCount());
         advanceTo(2 * MS); // a pass of each worker: the sweeps the cancels made due
         int held = service.heldCount();
-        assertTrue(held < 2 * dev.tickwheel.timer.HashedWheelTimer.CANCELS_PER_WAKE,
+        assertTrue(held < 2 * SlabWheel.CANCELS_PER_WAKE,
                 "held after the sweeps: " + held + " of " + 2 * each);
         assertEquals(held, service.preciseWheelStats().pending() + service.coarseWheelStats().pending(),
                 "CARGO holds exactly the cancelled nodes the wheels still hold");
@@ -273,11 +273,14 @@ class InstanceTimeWheelServiceConformanceTest {
             queued.add(task);
         };
         service = builder().dispatchExecutor(oneSlot).build();
-        List<TimerFuture> handles = List.of(
-                scheduleRecorded(1, 5),                                // queued in the executor at 5 ms
-                scheduleRecorded(2, 6),                                // rejected at 6 ms: deferred
-                scheduleRecorded(3, 30_000),                           // precise wheel
-                scheduleRecorded(4, Duration.ofHours(2).toMillis()));  // coarse wheel
+        scheduleRecorded(1, 5);                                // queued in the executor at 5 ms
+        scheduleRecorded(2, 6);                                // rejected at 6 ms: deferred
+        scheduleRecorded(3, 30_000);                           // precise wheel
+        scheduleRecorded(4, Duration.ofHours(2).toMillis());   // coarse wheel
+        List<TimerFuture> handles = new ArrayList<>();
+        for (long id = 1; id <= 4; id++) {
+            handles.add(service.fetchTimerFuture(id).orElseThrow());
+        }
         advanceTo(6 * MS);
         assertEquals(1, queued.size());
         assertTrue(service.preciseWheelStats().deferred() > 0);
@@ -297,8 +300,10 @@ class InstanceTimeWheelServiceConformanceTest {
     @Test
     void schedule_idCancelledInOneTier_isReusableInTheOther_andOnlyTheNewInstanceRuns() {
         service = builder().build();
-        TimerFuture far = scheduleRecorded(42, Duration.ofHours(2).toMillis());
-        TimerFuture near = scheduleRecorded(43, 10);
+        scheduleRecorded(42, Duration.ofHours(2).toMillis());
+        scheduleRecorded(43, 10);
+        TimerFuture far = service.fetchTimerFuture(42).orElseThrow();
+        TimerFuture near = service.fetchTimerFuture(43).orElseThrow();
         assertTrue(service.cancel(42));
         assertTrue(service.cancel(43));
         scheduleRecorded(42, 10);

@@ -63,7 +63,8 @@ class InstanceTimeWheelServiceTest {
     @Test
     void schedule_3h_handsOffAtDeadlineMinusThresholdAndFiresOnTime() {
         service = builder().build();
-        TimerFuture handle = service.schedule(43, Duration.ofHours(3).toMillis(), record("43"));
+        service.schedule(43, Duration.ofHours(3).toMillis(), record("43"));
+        TimerFuture handle = service.fetchTimerFuture(43).orElseThrow();
         assertEquals(1, service.coarseWheelStats().scheduled());
         clock.advance(Duration.ofHours(3).minusSeconds(60).minusNanos(1));
         assertEquals(0, service.preciseWheelStats().scheduled(), "still on the coarse wheel");
@@ -209,8 +210,10 @@ class InstanceTimeWheelServiceTest {
     @Test
     void close_isIdempotent_cancelsPending_andRejectsLaterSchedules() {
         service = builder().build();
-        TimerFuture near = service.schedule(1, 10, record("1"));
-        TimerFuture far = service.schedule(2, 100_000, record("2"));
+        service.schedule(1, 10, record("1"));
+        service.schedule(2, 100_000, record("2"));
+        TimerFuture near = service.fetchTimerFuture(1).orElseThrow();
+        TimerFuture far = service.fetchTimerFuture(2).orElseThrow();
         clock.awaitSettled();
         service.close();
         service.close();
