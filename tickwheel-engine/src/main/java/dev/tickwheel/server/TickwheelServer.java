@@ -300,7 +300,7 @@ public final class TickwheelServer implements AutoCloseable {
             OwnerArming arming = new OwnerArming(leases, dispatcher, bus);
             loader = new InstanceLoader(jobs, instances, arming, leases, new InstancePlanner(
                     config.misfireThreshold(), misfires), parser, ids, config.clock(), config.loadWindow(),
-                    InstanceLoader.DEFAULT_PAGE_SIZE, listener, new CalendarCatalog(stores.calendars()));
+                    InstanceLoader.DEFAULT_PAGE_SIZE, listener, new CalendarCatalog(stores.calendars()), catalog);
             loaderThread = new PeriodicTaskScheduler("loader", 1,
                     (task, failure) -> log.error("loader task {} failed; it runs again next period", task, failure),
                     PeriodicTaskScheduler.DEFAULT_CLOSE_TIMEOUT);

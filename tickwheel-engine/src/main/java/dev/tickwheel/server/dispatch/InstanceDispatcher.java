@@ -192,12 +192,24 @@ public final class InstanceDispatcher implements AutoCloseable {
      * @throws IllegalArgumentException if the trigger time is beyond what the wheel can hold (about 146 years)
      */
     public void arm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
+        arm(instanceId, jobId, shard, triggerTime, priority, null);
+    }
+
+    /**
+     * {@link #arm} for an instance a loader has just created from {@code loaded}, a copy of its job stamped before the
+     * advance that created it: when it fires, it takes that copy rather than the catalog's unless the job was
+     * invalidated since ({@link JobCatalog#ifCurrent}), so that a job whose instances are created ahead (a one-shot
+     * job, whose instance is its only one) is not read again at the fire.
+     *
+     * @param loaded the job's stamped copy, or null to read the job at the fire
+     */
+    public void arm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority,
+                    JobCatalog.Stamped loaded) {
         if (inHand.contains(instanceId)) {
             return; // fired and on its way to its claim: another timer would only admit it twice
         }
-        schedule(instanceId, jobId, shard, triggerTime, priority);
+        schedule(instanceId, jobId, shard, triggerTime, priority, loaded);
     }
-
 
     /**
      * Replaces whatever this member holds of an instance with a timer for {@code triggerTime} (none if that is beyond
@@ -207,11 +219,19 @@ public final class InstanceDispatcher implements AutoCloseable {
      */
     public void rearm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         wheel.cancel(instanceId);
-        schedule(instanceId, jobId, shard, triggerTime, priority);
+        schedule(instanceId, jobId, shard, triggerTime, priority, null);
     }
 
-    /** True if the instance is on the wheel now (armed here or before); false if beyond the horizon. */
-    private boolean schedule(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
+    /**
+     * True if the instance is on the wheel now (armed here or before); false if beyond the horizon. {@code loaded}:
+     * the job's stamped copy the fire may take, or null.
+     */
+    private boolean schedule(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority,
+                             JobCatalog.Stamped loaded) {
+        if (loaded != null && loaded.job().id() != jobId) {
+            throw new IllegalArgumentException("instance " + instanceId + " of job " + jobId + " armed with job "
+                    + loaded.job().id());
+        }
         // The claim names the time this timer stands for, in the store's milliseconds (a reschedule fence).
         long armedForMs = triggerTime.toEpochMilli();
         if (armedForMs > armedUntil.get(shard)) {
@@ -221,7 +241,7 @@ public final class InstanceDispatcher implements AutoCloseable {
         long delayNanos = Duration.between(clock.instant(), triggerTime).toNanos();
         long delayMs = delayNanos <= 0 ? 0 : (delayNanos + 999_999) / 1_000_000;
         try {
-            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs, priority));
+            wheel.schedule(instanceId, delayMs, () -> fired(instanceId, jobId, shard, armedForMs, priority, loaded));
         } catch (IllegalStateException alreadyArmed) {
             log.debug("instance {} is already armed", instanceId);
         }
@@ -258,10 +278,17 @@ public final class InstanceDispatcher implements AutoCloseable {
      * @return true if it was armed now (false if known, or beyond the horizon)
      */
     public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
+        return armIfUnknown(instanceId, jobId, shard, triggerTime, priority, null);
+    }
+
+    /** {@link #armIfUnknown}, firing with {@code loaded} as {@link #arm(long, long, int, Instant, Integer,
+     * JobCatalog.Stamped)} does (null: none). */
+    public boolean armIfUnknown(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority,
+                                JobCatalog.Stamped loaded) {
         if (isKnown(instanceId)) {
             return false;
         }
-        return schedule(instanceId, jobId, shard, triggerTime, priority);
+        return schedule(instanceId, jobId, shard, triggerTime, priority, loaded);
     }
 
     /** True if the instance is on the wheel or fired and not yet through its claim. */
@@ -342,11 +369,12 @@ public final class InstanceDispatcher implements AutoCloseable {
     }
 
     /**
-     * Runs on a wheel dispatch thread. The job decides the instance's slots: from the cache if it is there, else the
-     * instance joins the next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query,
-     * not one each.
+     * Runs on a wheel dispatch thread. The job decides the instance's slots: the copy the instance was armed with if
+     * it is still current ({@link JobCatalog#ifCurrent}), else the cache's if it is there, else the instance joins the
+     * next batch of job reads ({@link #resolve}), so that many instances of many jobs cost one query, not one each.
      */
-    private void fired(long instanceId, long jobId, int shard, long armedForMs, Integer priority) {
+    private void fired(long instanceId, long jobId, int shard, long armedForMs, Integer priority,
+                       JobCatalog.Stamped loaded) {
         if (!ownership.holds(shard)) {
             listener.fenced("fire");
             log.debug("instance {} fired for a shard this member does not hold; its owner arms it", instanceId);
@@ -355,7 +383,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         inHand.add(instanceId);
         Instant firedAt = clock.instant();
         Fired fired = new Fired(instanceId, jobId, shard, armedForMs, priority, firedAt);
-        Optional<Job> cached = jobs.getIfCached(jobId);
+        Optional<Job> cached = loaded != null ? jobs.ifCurrent(loaded) : null;
+        if (cached == null) {
+            cached = jobs.getIfCached(jobId);
+        }
         Optional<InstancePool> pool = cached == null ? null : cachedPoolOf(cached);
         if (pool == null) {
             jobReads.add(fired);

@@ -4,6 +4,7 @@ import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.calendar.JobCalendar;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.NewInstance;
 import dev.tickwheel.server.job.Job;
 import dev.tickwheel.server.job.ScheduleWindow;
@@ -20,7 +21,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -64,12 +67,18 @@ public final class InstanceLoader {
     private final Duration window;
     private final int pageSize;
     private final DispatchListener listener;
+    private final JobCatalog catalog;
 
-    /** @param listener told of the missed triggers a misfire policy dropped (metrics, alerts) */
+    /**
+     * @param listener told of the missed triggers a misfire policy dropped (metrics, alerts)
+     * @param catalog  stamps the jobs a pass reads, so that their new instances fire with them
+     *                 ({@link JobCatalog#stamp})
+     */
     public InstanceLoader(JobStore jobs, InstanceStore instances, OwnerArming arming,
                           ShardOwnership ownership, InstancePlanner planner, TimeExpressionParser parser,
                           SnowflakeIdGenerator ids, Clock clock, Duration window, int pageSize,
-                          DispatchListener listener, CalendarCatalog calendars) {
+                          DispatchListener listener, CalendarCatalog calendars, JobCatalog catalog) {
+        this.catalog = Objects.requireNonNull(catalog, "catalog");
         this.calendars = Objects.requireNonNull(calendars, "calendars");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.jobs = Objects.requireNonNull(jobs, "jobs");
@@ -90,7 +99,7 @@ public final class InstanceLoader {
      */
     public int loadDue() {
         Collection<Integer> shards = ownership.heldShards();
-        return shards.isEmpty() ? 0 : pass(shards, Set.of());
+        return shards.isEmpty() ? 0 : pass(shards, Set.of(), new HashMap<>());
     }
 
     /**
@@ -98,20 +107,30 @@ public final class InstanceLoader {
      * newly held shards runs it, then decides about every waiting instance of them at once (missed triggers of one
      * downtime), and arms them itself. Instances it creates in other shards (a job that spreads them) go to their
      * owners as a loader pass's do.
+     *
+     * @return the jobs the pass advanced by id, as read and stamped before their advance ({@link JobCatalog#stamp}):
+     *         the recovery arms their instances with them
      */
-    public int createDue(Collection<Integer> shards) {
-        return shards.isEmpty() ? 0 : pass(shards, Set.copyOf(shards));
+    public Map<Long, JobCatalog.Stamped> createDue(Collection<Integer> shards) {
+        Map<Long, JobCatalog.Stamped> advanced = new HashMap<>();
+        if (!shards.isEmpty()) {
+            pass(shards, Set.copyOf(shards), advanced);
+        }
+        return advanced;
     }
 
-    /** @param recovering shards whose new instances are left to their recovery, not armed */
-    private int pass(Collection<Integer> shards, Set<Integer> recovering) {
+    /**
+     * @param recovering shards whose new instances are left to their recovery, not armed
+     * @param advanced   gets the jobs the pass advanced, stamped
+     */
+    private int pass(Collection<Integer> shards, Set<Integer> recovering, Map<Long, JobCatalog.Stamped> advanced) {
         Instant now = clock.instant();
         Instant windowEnd = now.plus(window);
         int createdThisPass = 0;
         DueJobCursor cursor = null;
         while (true) {
             List<Job> page = jobs.findDue(windowEnd, cursor, pageSize, shards);
-            createdThisPass += loadPage(page, now, windowEnd, recovering);
+            createdThisPass += loadPage(page, now, windowEnd, recovering, advanced);
             if (page.size() < pageSize) {
                 break;
             }
@@ -128,7 +147,8 @@ public final class InstanceLoader {
      * {@link InstanceStore#createInstancesAndAdvanceJobs}); each job still advances by its own compare-and-set, so a
      * job another loader moved first is skipped exactly as in {@link #loadJob}.
      */
-    private int loadPage(List<Job> page, Instant now, Instant windowEnd, Set<Integer> recovering) {
+    private int loadPage(List<Job> page, Instant now, Instant windowEnd, Set<Integer> recovering,
+                         Map<Long, JobCatalog.Stamped> advanced) {
         List<Planned> planned = new ArrayList<>(page.size());
         for (Job job : page) {
             Planned one = plan(job, now, windowEnd);
@@ -143,7 +163,7 @@ public final class InstanceLoader {
                 planned.stream().map(Planned::advance).toList());
         int createdHere = 0;
         for (int i = 0; i < results.size(); i++) {
-            createdHere += created(planned.get(i), results.get(i), recovering);
+            createdHere += created(planned.get(i), results.get(i), recovering, advanced);
         }
         return createdHere;
     }
@@ -158,11 +178,18 @@ public final class InstanceLoader {
         if (planned == null) {
             return 0;
         }
-        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), Set.of());
+        return created(planned, instances.createInstancesAndAdvanceJob(planned.advance()), Set.of(), new HashMap<>());
     }
 
-    /** A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. */
-    private record Planned(JobAdvance advance, Job job, int droppedMissed, int skippedByCalendar) {
+    /**
+     * A job's advance, and the missed triggers its misfire policy dropped: counted once the advance is written. {@code
+     * loaded} is the job as read, stamped when planned: before the advance, which is a compare-and-set on the version
+     * it was read at (see {@link JobCatalog} for why that makes it safe to fire the new instances with it).
+     */
+    private record Planned(JobAdvance advance, JobCatalog.Stamped loaded, int droppedMissed, int skippedByCalendar) {
+        Job job() {
+            return loaded.job();
+        }
     }
 
     /** The instances to create and the advance to make for a due job; null if the job is not due or invalid. */
@@ -199,15 +226,18 @@ public final class InstanceLoader {
             toCreate.add(NewInstance.scheduled(ids.nextId(), job.id(), trigger, due));
         }
         return new Planned(new JobAdvance(job.id(), job.version(), job.nextTriggerTime(), plan.nextTrigger(),
-                toCreate, job.spreadsInstances(), job.delivery().pool()), job, plan.droppedMissed(), plan.skippedByCalendar());
+                toCreate, job.spreadsInstances(), job.delivery().pool()), catalog.stamp(job), plan.droppedMissed(),
+                plan.skippedByCalendar());
     }
 
-    private int created(Planned planned, AdvanceResult result, Set<Integer> recovering) {
+    private int created(Planned planned, AdvanceResult result, Set<Integer> recovering,
+                        Map<Long, JobCatalog.Stamped> advanced) {
         long jobId = planned.advance().jobId();
         if (!result.advanced()) {
             log.debug("job {} was advanced concurrently; skipped", jobId);
             return 0;
         }
+        advanced.put(jobId, planned.loaded());
         if (planned.droppedMissed() > 0) {
             // Counted here, not when planned: a plan whose advance lost to another loader dropped nothing.
             // The earliest missed trigger is the job's next trigger time this plan started from.
@@ -219,7 +249,8 @@ public final class InstanceLoader {
         for (NewInstance instance : result.created()) {
             int shard = planned.advance().shardOf(instance, ownership.shardCount());
             if (!recovering.contains(shard)) {
-                arming.arm(instance.id(), jobId, shard, instance.expectedTriggerTime(), instance.priority());
+                arming.arm(instance.id(), shard, instance.expectedTriggerTime(), instance.priority(),
+                        planned.loaded());
             }
         }
         return result.created().size();

@@ -4,6 +4,7 @@ import dev.tickwheel.server.cluster.ClusterBus;
 import dev.tickwheel.server.cluster.ClusterEvent;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.InstanceDispatcher;
+import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.instance.Instance;
 import java.time.Instant;
 import java.util.Objects;
@@ -36,6 +37,20 @@ public final class OwnerArming {
     public void arm(long instanceId, long jobId, int shard, Instant triggerTime, Integer priority) {
         if (ownership.holds(shard)) {
             dispatcher.arm(instanceId, jobId, shard, triggerTime, priority);
+        } else {
+            bus.publish(new ClusterEvent.Arm(instanceId, jobId, shard, triggerTime.toEpochMilli(), priority));
+        }
+    }
+
+    /**
+     * {@link #arm} for an instance a loader has just created from {@code loaded} (stamped before the advance that
+     * created it): here it fires with that copy of its job ({@link InstanceDispatcher#arm(long, long, int, Instant,
+     * Integer, JobCatalog.Stamped)}); its owner, if another member, reads the job as for any prompt.
+     */
+    public void arm(long instanceId, int shard, Instant triggerTime, Integer priority, JobCatalog.Stamped loaded) {
+        long jobId = loaded.job().id();
+        if (ownership.holds(shard)) {
+            dispatcher.arm(instanceId, jobId, shard, triggerTime, priority, loaded);
         } else {
             bus.publish(new ClusterEvent.Arm(instanceId, jobId, shard, triggerTime.toEpochMilli(), priority));
         }

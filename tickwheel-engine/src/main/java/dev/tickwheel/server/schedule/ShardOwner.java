@@ -293,6 +293,7 @@ public final class ShardOwner implements ShardListener {
                 armGathered(job);
             }));
         } else if (event instanceof ClusterEvent.Resync) {
+            catalog.invalidateAll(); // prompts were lost meanwhile, job changes among them
             onLoaderThread("sweep", this::sweep);
         }
     }

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,9 +86,11 @@ public final class ShardRecovery {
     /**
      * Runs {@code loaderPass} once over {@code shards}, then arms what waits in them. The pass must not arm what it
      * creates ({@link InstanceLoader#createDue}): a missed trigger it created could fire before this recovery has
-     * weighed it against the older ones.
+     * weighed it against the older ones. It returns the jobs it advanced, stamped before their advance: their
+     * instances fire with those copies ({@link InstanceDispatcher#arm(long, long, int, Instant, Integer,
+     * JobCatalog.Stamped)}) rather than reading them again.
      */
-    public Report run(Collection<Integer> shards, Runnable loaderPass) {
+    public Report run(Collection<Integer> shards, Supplier<Map<Long, JobCatalog.Stamped>> loaderPass) {
         // Before anything of these shards can fire: a job's limit counts the work its targets accepted for a later
         // callback under an earlier owner (or this member before a restart).
         long readStart = System.nanoTime();
@@ -96,7 +99,7 @@ public final class ShardRecovery {
         // even if what follows fails: the periodic passes then take these shards as recovered (see ShardOwner).
         Instant until = clock.instant().plus(horizon);
         dispatcher.extendHorizon(shards, until);
-        loaderPass.run();
+        Map<Long, JobCatalog.Stamped> loaded = loaderPass.get();
         Instant now = clock.instant();
         int rearmed = 0;
         Map<Long, List<Instance>> missedByJob = new HashMap<>();
@@ -106,7 +109,7 @@ public final class ShardRecovery {
             for (Instance instance : page) {
                 if (isMissedTrigger(instance, now)) {
                     missedByJob.computeIfAbsent(instance.jobId(), id -> new ArrayList<>()).add(instance);
-                } else if (arm(instance, instance.expectedTriggerTime())) {
+                } else if (arm(instance, instance.expectedTriggerTime(), loaded.get(instance.jobId()))) {
                     rearmed++;
                 }
             }
@@ -124,7 +127,7 @@ public final class ShardRecovery {
             Instant firstCancelled = null;
             for (Instance instance : entry.getValue()) {
                 if (keep.contains(instance.id())) {
-                    if (arm(instance, now)) {
+                    if (arm(instance, now, loaded.get(instance.jobId()))) {
                         fired++;
                     }
                 } else if (instances.skip(instance.id(), "misfire: missed while no server held its shard")) {
@@ -181,10 +184,14 @@ public final class ShardRecovery {
         return keep;
     }
 
-    /** Arms an instance unless this member already has it (on the wheel, or fired and waiting for its claim). */
-    private boolean arm(Instance instance, Instant at) {
+    /**
+     * Arms an instance unless this member already has it (on the wheel, or fired and waiting for its claim); with its
+     * job's stamped copy if the pass advanced the job ({@code loaded}), else null.
+     */
+    private boolean arm(Instance instance, Instant at, JobCatalog.Stamped loaded) {
         try {
-            return dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(), at, instance.priority());
+            return dispatcher.armIfUnknown(instance.id(), instance.jobId(), instance.shard(), at, instance.priority(),
+                    loaded);
         } catch (RuntimeException e) {
             // One bad row (a trigger time beyond what the wheel holds) must not stop the server from starting.
             log.error("instance {} cannot be armed for {}; it stays WAITING: {}", instance.id(), at, e.getMessage());

@@ -13,6 +13,7 @@ import dev.tickwheel.concurrent.PeriodicTaskScheduler;
 import dev.tickwheel.id.SnowflakeIdGenerator;
 import dev.tickwheel.server.cluster.ShardOwnership;
 import dev.tickwheel.server.dispatch.DispatchListener;
+import dev.tickwheel.server.dispatch.JobCatalog;
 import dev.tickwheel.server.store.CalendarStore;
 import dev.tickwheel.server.store.InstanceStore;
 import dev.tickwheel.server.store.JobStore;
@@ -46,7 +47,7 @@ class InstanceLoaderFailureTest {
         InstanceLoader loader = new InstanceLoader(jobs, mock(InstanceStore.class), mock(OwnerArming.class),
                 holdingShardZero(), new InstancePlanner(Duration.ofSeconds(5), new MisfireResolver(10)), new TimeExpressionParser(clock),
                 new SnowflakeIdGenerator(1, clock), clock, Duration.ofSeconds(30), 100, DispatchListener.NONE,
-                new CalendarCatalog(mock(CalendarStore.class)));
+                new CalendarCatalog(mock(CalendarStore.class)), new JobCatalog(jobs, Duration.ofSeconds(10)));
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         try (PeriodicTaskScheduler scheduler = new PeriodicTaskScheduler("loader-test", 1,
                 (name, failure) -> reported.add(failure), Duration.ofSeconds(5))) {
