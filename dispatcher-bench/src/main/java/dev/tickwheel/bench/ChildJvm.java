@@ -28,6 +28,8 @@ public final class ChildJvm {
     public static final List<String> JVM_FLAGS = List.of(
             "-Xms1g", "-Xmx8g", "-XX:+UseG1GC",
             "-Djava.awt.headless=true",
+            // PowerJobService resets its ConcurrentHashMap to a fresh JVM's table (powerjob-service-fresh).
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
             "-Dlogback.configurationFile=tickwheel-bench-logback.xml");
 
     private static final String PREFIX = "RESULT ";

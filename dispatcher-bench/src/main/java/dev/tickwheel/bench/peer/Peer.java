@@ -27,7 +27,11 @@ public enum Peer {
     KAFKA_MAP("kafka+map", Kind.INSTANCE, "Kafka (as above) + ConcurrentHashMap<Long, TimerTask>"),
     STPE_MAP("stpe+map", Kind.INSTANCE, "STPE (as above) + ConcurrentHashMap<Long, ScheduledFuture>"),
     POWERJOB_SERVICE("powerjob-service", Kind.INSTANCE,
-            "PowerJob InstanceTimeWheelService 5.1.1 itself (static; its CARGO; cancel = fetchTimerFuture(id).cancel())"),
+            "PowerJob InstanceTimeWheelService 5.1.1 itself (static; its CARGO; cancel = fetchTimerFuture(id).cancel());"
+                    + " CARGO emptied between iterations but keeping the table it grew"),
+    POWERJOB_SERVICE_FRESH("powerjob-service-fresh", Kind.INSTANCE,
+            "PowerJob InstanceTimeWheelService 5.1.1 itself, CARGO reset between iterations to a fresh JVM's empty"
+                    + " table: it grows again each iteration, as tickwheel-service's does"),
     POWERJOB_TWO_TIER("powerjob-2tier", Kind.INSTANCE,
             "PowerJob wheels 1 ms × 4096 + 10 s × 12, ConcurrentHashMap<Long, TimerFuture> CARGO, PowerJob routing"),
 
@@ -81,7 +85,8 @@ public enum Peer {
             case NETTY_MAP -> new BoxedMapContender(new NettyTimer());
             case KAFKA_MAP -> new BoxedMapContender(new KafkaTimer());
             case STPE_MAP -> new BoxedMapContender(new StpeTimer());
-            case POWERJOB_SERVICE -> new PowerJobService();
+            case POWERJOB_SERVICE -> new PowerJobService(false);
+            case POWERJOB_SERVICE_FRESH -> new PowerJobService(true);
             case POWERJOB_TWO_TIER -> new PowerJobTwoTier();
             case NONE -> new NoTimer();
         };

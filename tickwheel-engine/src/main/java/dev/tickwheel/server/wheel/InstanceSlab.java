@@ -91,7 +91,11 @@ final class InstanceSlab {
     private static final long TIER_BIT = 4;
     private static final int GENERATION_SHIFT = 3;
 
-    static final int NIL = -1;
+    /**
+     * No slot: the end of a chain or list, an empty bucket. Slot 0 is never used, so that a fresh {@code int} array
+     * (zeroed by the JVM) is already an array of empty buckets: growing CARGO does not fill it first.
+     */
+    static final int NIL = 0;
     /** Chunk c holds {@code 4096 << c} slots for c below {@link #GROWN_CHUNKS}, then 2^20 each. */
     private static final int FIRST_CHUNK_BITS = 12;
     private static final int GROWN_CHUNKS = 9;
@@ -119,6 +123,13 @@ final class InstanceSlab {
     private static final VarHandle LINGERING;
     private static final VarHandle BUCKETS;
     private static final VarHandle SEQ;
+    // A stripe's per-wheel fields. Static final fields, not an array of handles: the JIT inlines a handle it knows.
+    private static final VarHandle TRANSFER_HEAD_PRECISE;
+    private static final VarHandle TRANSFER_HEAD_COARSE;
+    private static final VarHandle SCHEDULED_PRECISE;
+    private static final VarHandle SCHEDULED_COARSE;
+    private static final VarHandle EARLIEST_PUSHED_PRECISE;
+    private static final VarHandle EARLIEST_PUSHED_COARSE;
 
     static {
         try {
@@ -127,6 +138,12 @@ final class InstanceSlab {
             LINGERING = lookup.findVarHandle(Stripe.class, "lingering", int.class);
             BUCKETS = lookup.findVarHandle(Stripe.class, "buckets", int[].class);
             SEQ = lookup.findVarHandle(Stripe.class, "seq", int.class);
+            TRANSFER_HEAD_PRECISE = lookup.findVarHandle(Stripe.class, "transferHeadPrecise", int.class);
+            TRANSFER_HEAD_COARSE = lookup.findVarHandle(Stripe.class, "transferHeadCoarse", int.class);
+            SCHEDULED_PRECISE = lookup.findVarHandle(Stripe.class, "scheduledPrecise", long.class);
+            SCHEDULED_COARSE = lookup.findVarHandle(Stripe.class, "scheduledCoarse", long.class);
+            EARLIEST_PUSHED_PRECISE = lookup.findVarHandle(Stripe.class, "earliestPushedPrecise", long.class);
+            EARLIEST_PUSHED_COARSE = lookup.findVarHandle(Stripe.class, "earliestPushedCoarse", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -519,7 +536,7 @@ final class InstanceSlab {
         try {
             int head = stripe.transfers(tier);
             stripe.setTransfers(tier, NIL);
-            LONGS.setOpaque(stripe.earliestPushed, tier, Long.MAX_VALUE);
+            stripe.setEarliestPushed(tier, Long.MAX_VALUE);
             return head;
         } finally {
             stripe.unlockWrite(stamp);
@@ -536,7 +553,7 @@ final class InstanceSlab {
         for (Stripe stripe : stripes) {
             // A volatile read of the lock's state: it synchronizes with the unlock of every push before it.
             if (stripe.tryOptimisticRead() != 0
-                    && (long) LONGS.getOpaque(stripe.earliestPushed, tier) < wakeAtRel) {
+                    && stripe.earliestPushed(tier) < wakeAtRel) {
                 return true;
             }
         }
@@ -556,7 +573,7 @@ final class InstanceSlab {
     long scheduledTo(int tier) {
         long sum = 0;
         for (Stripe stripe : stripes) {
-            sum += (long) LONGS.getOpaque(stripe.scheduled, tier);
+            sum += stripe.scheduled(tier);
         }
         return sum;
     }
@@ -689,11 +706,16 @@ final class InstanceSlab {
         private int free = NIL;
         private int freshNext;
         private int freshEnd;
-        private final int[] transferHeads = {NIL, NIL};
-        private final long[] scheduled = new long[2];
+        // Fields rather than small arrays: every schedule writes three of them, and two stripes' arrays could share a
+        // cache line (the collector places them), which two producers would then write from both cores.
+        private int transferHeadPrecise = NIL;
+        private int transferHeadCoarse = NIL;
+        private long scheduledPrecise;
+        private long scheduledCoarse;
         // The earliest deadline (ticker nanos minus the slab's origin) pushed on each transfer list since its worker
         // last took it; Long.MAX_VALUE when none. Under the write lock; read without it by a worker about to park.
-        private final long[] earliestPushed = {Long.MAX_VALUE, Long.MAX_VALUE};
+        private long earliestPushedPrecise = Long.MAX_VALUE;
+        private long earliestPushedCoarse = Long.MAX_VALUE;
         // Handles registered by fetchTimerFuture, by slot; rare, so created on first use. Under the write lock.
         private Map<Integer, InstanceHandle> handles;
         @SuppressWarnings("unused")
@@ -753,9 +775,7 @@ final class InstanceSlab {
         }
 
         private static int[] emptyBuckets(int capacity) {
-            int[] buckets = new int[capacity];
-            Arrays.fill(buckets, NIL);
-            return buckets;
+            return new int[capacity]; // all NIL
         }
 
         /** Under the write lock. */
@@ -768,26 +788,55 @@ final class InstanceSlab {
             if (freshNext == freshEnd) {
                 freshNext = slab.takeBlock();
                 freshEnd = freshNext + BLOCK_SLOTS;
+                if (freshNext == NIL) {
+                    freshNext++; // slot 0 is NIL
+                }
             }
             return freshNext++;
         }
 
         int transfers(int tier) {
-            return (int) INTS.getOpaque(transferHeads, tier);
+            return tier == PRECISE ? (int) TRANSFER_HEAD_PRECISE.getOpaque(this)
+                    : (int) TRANSFER_HEAD_COARSE.getOpaque(this);
         }
 
         void setTransfers(int tier, int head) {
-            INTS.setOpaque(transferHeads, tier, head);
+            if (tier == PRECISE) {
+                TRANSFER_HEAD_PRECISE.setOpaque(this, head);
+            } else {
+                TRANSFER_HEAD_COARSE.setOpaque(this, head);
+            }
+        }
+
+        long scheduled(int tier) {
+            return tier == PRECISE ? (long) SCHEDULED_PRECISE.getOpaque(this) : (long) SCHEDULED_COARSE.getOpaque(this);
+        }
+
+        long earliestPushed(int tier) {
+            return tier == PRECISE ? (long) EARLIEST_PUSHED_PRECISE.getOpaque(this)
+                    : (long) EARLIEST_PUSHED_COARSE.getOpaque(this);
+        }
+
+        void setEarliestPushed(int tier, long rel) {
+            if (tier == PRECISE) {
+                EARLIEST_PUSHED_PRECISE.setOpaque(this, rel);
+            } else {
+                EARLIEST_PUSHED_COARSE.setOpaque(this, rel);
+            }
         }
 
         /** Under the write lock. */
         void pushTransfer(InstanceSlab slab, int slot, int tier) {
             slab.link(slot, transfers(tier));
             setTransfers(tier, slot);
-            LONGS.setOpaque(scheduled, tier, scheduled[tier] + 1);
+            if (tier == PRECISE) {
+                SCHEDULED_PRECISE.setOpaque(this, scheduledPrecise + 1);
+            } else {
+                SCHEDULED_COARSE.setOpaque(this, scheduledCoarse + 1);
+            }
             long rel = slab.deadlineNanos(slot) - slab.originNanos;
-            if (rel < earliestPushed[tier]) {
-                LONGS.setOpaque(earliestPushed, tier, rel);
+            if (rel < (tier == PRECISE ? earliestPushedPrecise : earliestPushedCoarse)) {
+                setEarliestPushed(tier, rel);
             }
         }
 
