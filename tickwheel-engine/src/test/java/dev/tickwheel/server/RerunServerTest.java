@@ -129,7 +129,8 @@ class RerunServerTest {
         assertEquals(new InstanceService.RerunAll(failed, 50, false),
                 server.instances().rerunAll(job.id(), InstanceStatus.FAILED, null, null, false),
                 "the second call passes the instances the first reran and reruns the rest");
-        Await.until(() -> failed + " reruns succeeded, " + count(job, InstanceStatus.SUCCEEDED) + " did", WAIT,
+        Await.until(() -> failed + " reruns succeeded, " + count(job, InstanceStatus.SUCCEEDED) + " did; "
+                        + unfinished(job), WAIT,
                 () -> count(job, InstanceStatus.SUCCEEDED) == failed);
         assertEquals(new InstanceService.RerunAll(failed, 0, false),
                 server.instances().rerunAll(job.id(), InstanceStatus.FAILED, null, null, false),
@@ -148,6 +149,22 @@ class RerunServerTest {
             }
             before = page.nextCursor().get();
         }
+    }
+
+    /** Where the reruns that did not succeed are, for a failure message: their rows and the engine's view of them. */
+    private String unfinished(Job job) {
+        StringBuilder where = new StringBuilder();
+        for (InstanceStatus status : new InstanceStatus[] {InstanceStatus.WAITING, InstanceStatus.DISPATCHING}) {
+            for (Instance instance : server.instances().list(job.id(), status, null, null, null, 5).items()) {
+                where.append(instance.id()).append(' ').append(status).append(" attempt ").append(instance.attempt())
+                        .append(" rerunOf ").append(instance.rerunOf()).append(" on the wheel ")
+                        .append(server.wheel().isPending(instance.id())).append("; ");
+            }
+        }
+        return where.append("wheel pending ").append(server.wheel().pendingCount()).append(", held ")
+                .append(server.wheel().heldCount()).append(", precise ").append(server.wheel().preciseWheelStats())
+                .append(", waiting for a call slot ").append(server.waitingForCallSlot()).append(", calls in flight ")
+                .append(server.callsInFlight()).toString();
     }
 
     private Instance await(long id, InstanceStatus status) {
