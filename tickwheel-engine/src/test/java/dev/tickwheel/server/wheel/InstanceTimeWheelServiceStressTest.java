@@ -116,32 +116,125 @@ class InstanceTimeWheelServiceStressTest {
             assertEquals(0, service.preciseWheelStats().pending(), "precise wheel pending");
             assertEquals(0, service.coarseWheelStats().pending(), "coarse wheel pending");
 
-            int violations = 0;
-            StringBuilder examples = new StringBuilder();
-            for (int id = 0; id < ids; id++) {
-                String problem = null;
-                if (cancelWins.get(id) > 1) {
-                    problem = "cancel returned true " + cancelWins.get(id) + " times";
-                } else if (scheduled.get(id) == 0 && (runs.get(id) != 0 || cancelWins.get(id) != 0)) {
-                    problem = "never scheduled but runs=" + runs.get(id) + " cancelWins=" + cancelWins.get(id);
-                } else if (cancelWins.get(id) == 1 && runs.get(id) != 0) {
-                    problem = "cancel returned true but the task ran";
-                } else if (scheduled.get(id) == 1 && cancelWins.get(id) == 0 && runs.get(id) != 1) {
-                    problem = "ran " + runs.get(id) + " times";
-                } else if (runs.get(id) == 1 && ranAtNanos[id] - notBeforeNanos[id] < 0) {
-                    problem = "ran " + (notBeforeNanos[id] - ranAtNanos[id]) + " ns early";
-                }
-                if (problem != null) {
-                    if (violations++ < 5) {
-                        examples.append("\n  id ").append(id).append(": ").append(problem);
-                    }
-                }
-            }
-            if (violations > 0) {
-                fail(violations + " violations" + examples);
-            }
+            assertEachRanOnceUnlessCancelled(ids, scheduled, cancelWins, runs, notBeforeNanos, ranAtNanos);
             assertTrue(totalScheduled > 500_000 && totalCancelled > 10_000,
                     "the mix exercised both paths: scheduled=" + totalScheduled + " cancelled=" + totalCancelled);
+        }
+    }
+
+    /**
+     * Instances due at once overflow a small dispatch queue, so the precise wheel keeps refusing and retrying
+     * (deferring) them while producers schedule more and cancel some of the deferred ones: every instance still runs
+     * exactly once unless its cancel won, a cancelled one never runs, and every slot is given back. Why it is safe: a
+     * refused dispatch is taken back before the wheel keeps the slot ({@code Dispatch.abandon}, a compare-and-set
+     * against the run), so the slot has exactly one holder, the wheel's deferred list, until a retry is accepted; the
+     * list is read ahead of each submit, because an accepted dispatch may release the slot at once.
+     */
+    @Test
+    void saturatedDispatchQueue_4ThreadsDeferAndCancel_exactlyOnceAndEverySlotGivenBack() throws Exception {
+        int producers = 4;
+        int perThread = 50_000;
+        int ids = producers * perThread;
+        AtomicIntegerArray scheduled = new AtomicIntegerArray(ids);
+        AtomicIntegerArray cancelWins = new AtomicIntegerArray(ids);
+        AtomicIntegerArray runs = new AtomicIntegerArray(ids);
+        long[] notBeforeNanos = new long[ids];
+        long[] ranAtNanos = new long[ids];
+        Semaphore ran = new Semaphore(0);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        int[] cancelWinsPerThread = new int[producers];
+
+        try (InstanceTimeWheelService service = InstanceTimeWheelService.builder()
+                .dispatchThreads(2)
+                .dispatchQueueCapacity(16)
+                .build()) {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < producers; t++) {
+                int thread = t;
+                Thread worker = new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    try {
+                        start.await();
+                        for (int i = 0; i < perThread; i++) {
+                            int id = thread * perThread + i;
+                            long delayMs = random.nextInt(4); // due now or within a few ticks: all at once
+                            notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+                            scheduled.set(id, 1);
+                            service.schedule(id, delayMs, () -> {
+                                ranAtNanos[id] = System.nanoTime();
+                                runs.incrementAndGet(id);
+                                ran.release();
+                            });
+                            if (i >= 64 && random.nextInt(5) == 0) {
+                                // One of this thread's recent instances: most still wait, many in the deferred list.
+                                int victim = id - random.nextInt(64);
+                                if (service.cancel(victim)) {
+                                    cancelWins.incrementAndGet(victim);
+                                    cancelWinsPerThread[thread]++;
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }, "saturating-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            start.countDown();
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("a scheduling thread failed", failure.get());
+            }
+            int cancelled = 0;
+            for (int c : cancelWinsPerThread) {
+                cancelled += c;
+            }
+            int expectedRuns = ids - cancelled;
+            assertTrue(ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
+                    "only " + ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s; precise wheel "
+                            + service.preciseWheelStats() + ", held " + service.heldCount());
+            assertEachRanOnceUnlessCancelled(ids, scheduled, cancelWins, runs, notBeforeNanos, ranAtNanos);
+            assertEquals(0, service.pendingCount(), "pendingCount");
+            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    service.heldCount() > 0 && System.nanoTime() < deadline; ) {
+                Thread.sleep(10); // cancelled slots are given back when the wheel reaches or sweeps them
+            }
+            assertEquals(0, service.heldCount(), "every slot given back");
+            assertTrue(service.preciseWheelStats().deferred() > 1_000,
+                    "the dispatch queue overflowed, so the deferred path ran: " + service.preciseWheelStats());
+            assertTrue(cancelled > 1_000, "cancels won against waiting and deferred instances: " + cancelled);
+        }
+    }
+
+    /** Every scheduled instance ran exactly once, never early, unless its cancel won, and then it never ran. */
+    private static void assertEachRanOnceUnlessCancelled(int ids, AtomicIntegerArray scheduled,
+                                                         AtomicIntegerArray cancelWins, AtomicIntegerArray runs,
+                                                         long[] notBeforeNanos, long[] ranAtNanos) {
+        int violations = 0;
+        StringBuilder examples = new StringBuilder();
+        for (int id = 0; id < ids; id++) {
+            String problem = null;
+            if (cancelWins.get(id) > 1) {
+                problem = "cancel returned true " + cancelWins.get(id) + " times";
+            } else if (scheduled.get(id) == 0 && (runs.get(id) != 0 || cancelWins.get(id) != 0)) {
+                problem = "never scheduled but runs=" + runs.get(id) + " cancelWins=" + cancelWins.get(id);
+            } else if (cancelWins.get(id) == 1 && runs.get(id) != 0) {
+                problem = "cancel returned true but the task ran";
+            } else if (scheduled.get(id) == 1 && cancelWins.get(id) == 0 && runs.get(id) != 1) {
+                problem = "ran " + runs.get(id) + " times";
+            } else if (runs.get(id) == 1 && ranAtNanos[id] - notBeforeNanos[id] < 0) {
+                problem = "ran " + (notBeforeNanos[id] - ranAtNanos[id]) + " ns early";
+            }
+            if (problem != null && violations++ < 5) {
+                examples.append("\n  id ").append(id).append(": ").append(problem);
+            }
+        }
+        if (violations > 0) {
+            fail(violations + " violations" + examples);
         }
     }
 }
