@@ -49,59 +49,32 @@ class InstanceTimeWheelServiceStressTest {
         long[] notBeforeNanos = new long[ids];
         long[] ranAtNanos = new long[ids];
         Semaphore ran = new Semaphore(0);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         int[] scheduledPerThread = new int[THREADS];
         int[] cancelWinsPerThread = new int[THREADS];
 
         try (InstanceTimeWheelService service = shortService()) {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                Thread worker = new Thread(() -> {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    int nextOwnId = thread * OPS_PER_THREAD;
-                    try {
-                        start.await();
-                        for (int op = 0; op < OPS_PER_THREAD; op++) {
-                            if (random.nextInt(10) < 6) {
-                                int id = nextOwnId++;
-                                long delayMs = switch (random.nextInt(3)) {
-                                    case 0 -> random.nextInt(10);     // due now or within a few ticks
-                                    case 1 -> random.nextInt(500);    // precise wheel
-                                    default -> 500 + random.nextInt(2500); // coarse wheel, then hand-off
-                                };
-                                notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
-                                scheduled.set(id, 1);
-                                service.schedule(id, delayMs, () -> {
-                                    ranAtNanos[id] = System.nanoTime();
-                                    runs.incrementAndGet(id);
-                                    ran.release();
-                                });
-                                scheduledPerThread[thread]++;
-                            } else {
-                                // Any thread's ID, scheduled or not, pending or already run.
-                                int id = random.nextInt(Math.max(1, nextOwnId + 1 + random.nextInt(ids - nextOwnId)));
-                                if (service.cancel(id)) {
-                                    cancelWins.incrementAndGet(id);
-                                    cancelWinsPerThread[thread]++;
-                                }
-                            }
+            runTogether(THREADS, "stress-", (thread, random) -> {
+                int nextOwnId = thread * OPS_PER_THREAD;
+                for (int op = 0; op < OPS_PER_THREAD; op++) {
+                    if (random.nextInt(10) < 6) {
+                        int id = nextOwnId++;
+                        long delayMs = switch (random.nextInt(3)) {
+                            case 0 -> random.nextInt(10);     // due now or within a few ticks
+                            case 1 -> random.nextInt(500);    // precise wheel
+                            default -> 500 + random.nextInt(2500); // coarse wheel, then hand-off
+                        };
+                        scheduleTracked(service, id, delayMs, scheduled, runs, notBeforeNanos, ranAtNanos, ran);
+                        scheduledPerThread[thread]++;
+                    } else {
+                        // Any thread's ID, scheduled or not, pending or already run.
+                        int id = random.nextInt(Math.max(1, nextOwnId + 1 + random.nextInt(ids - nextOwnId)));
+                        if (service.cancel(id)) {
+                            cancelWins.incrementAndGet(id);
+                            cancelWinsPerThread[thread]++;
                         }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
                     }
-                }, "stress-" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            start.countDown();
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            if (failure.get() != null) {
-                throw new AssertionError("a scheduling thread failed", failure.get());
-            }
+                }
+            });
             int totalScheduled = 0;
             int totalCancelled = 0;
             for (int t = 0; t < THREADS; t++) {
@@ -141,54 +114,27 @@ class InstanceTimeWheelServiceStressTest {
         long[] notBeforeNanos = new long[ids];
         long[] ranAtNanos = new long[ids];
         Semaphore ran = new Semaphore(0);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         int[] cancelWinsPerThread = new int[producers];
 
         try (InstanceTimeWheelService service = InstanceTimeWheelService.builder()
                 .dispatchThreads(2)
                 .dispatchQueueCapacity(16)
                 .build()) {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < producers; t++) {
-                int thread = t;
-                Thread worker = new Thread(() -> {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    try {
-                        start.await();
-                        for (int i = 0; i < perThread; i++) {
-                            int id = thread * perThread + i;
-                            long delayMs = random.nextInt(4); // due now or within a few ticks: all at once
-                            notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
-                            scheduled.set(id, 1);
-                            service.schedule(id, delayMs, () -> {
-                                ranAtNanos[id] = System.nanoTime();
-                                runs.incrementAndGet(id);
-                                ran.release();
-                            });
-                            if (i >= 64 && random.nextInt(5) == 0) {
-                                // One of this thread's recent instances: most still wait, many in the deferred list.
-                                int victim = id - random.nextInt(64);
-                                if (service.cancel(victim)) {
-                                    cancelWins.incrementAndGet(victim);
-                                    cancelWinsPerThread[thread]++;
-                                }
-                            }
+            runTogether(producers, "saturating-", (thread, random) -> {
+                for (int i = 0; i < perThread; i++) {
+                    int id = thread * perThread + i;
+                    long delayMs = random.nextInt(4); // due now or within a few ticks: all at once
+                    scheduleTracked(service, id, delayMs, scheduled, runs, notBeforeNanos, ranAtNanos, ran);
+                    if (i >= 64 && random.nextInt(5) == 0) {
+                        // One of this thread's recent instances: most still wait, many in the deferred list.
+                        int victim = id - random.nextInt(64);
+                        if (service.cancel(victim)) {
+                            cancelWins.incrementAndGet(victim);
+                            cancelWinsPerThread[thread]++;
                         }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
                     }
-                }, "saturating-" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            start.countDown();
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            if (failure.get() != null) {
-                throw new AssertionError("a scheduling thread failed", failure.get());
-            }
+                }
+            });
             int cancelled = 0;
             for (int c : cancelWinsPerThread) {
                 cancelled += c;
@@ -236,5 +182,51 @@ class InstanceTimeWheelServiceStressTest {
         if (violations > 0) {
             fail(violations + " violations" + examples);
         }
+    }
+
+    /** One thread's part of a stress run: {@code thread} is its number, {@code random} its own generator. */
+    @FunctionalInterface
+    private interface Part {
+        void run(int thread, ThreadLocalRandom random) throws Exception;
+    }
+
+    /** Runs {@code part} on {@code threads} threads released together; fails if any of them threw. */
+    private static void runTogether(int threads, String name, Part part) throws InterruptedException {
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            Thread worker = new Thread(() -> {
+                try {
+                    start.await();
+                    part.run(thread, ThreadLocalRandom.current());
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, name + t);
+            workers.add(worker);
+            worker.start();
+        }
+        start.countDown();
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a scheduling thread failed", failure.get());
+        }
+    }
+
+    /** Schedules {@code id} with a task that records when it ran and counts its runs; notes when it may run first. */
+    private static void scheduleTracked(InstanceTimeWheelService service, int id, long delayMs,
+                                        AtomicIntegerArray scheduled, AtomicIntegerArray runs, long[] notBeforeNanos,
+                                        long[] ranAtNanos, Semaphore ran) {
+        notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+        scheduled.set(id, 1);
+        service.schedule(id, delayMs, () -> {
+            ranAtNanos[id] = System.nanoTime();
+            runs.incrementAndGet(id);
+            ran.release();
+        });
     }
 }
