@@ -189,24 +189,7 @@ final class TimingWheel {
      * {@code Long.MAX_VALUE} when empty.
      */
     long nextDeadline() {
-        if (size == 0) {
-            return Long.MAX_VALUE;
-        }
-        long fromTick = expiredUpTo / tickNanos;
-        long min = Long.MAX_VALUE;
-        for (int i = 0; i < heads.length; i++) {
-            long e = earliest[(int) (fromTick + i) & mask];
-            if (e == Long.MAX_VALUE) {
-                continue;
-            }
-            if (e / tickNanos == fromTick + i) {
-                // Everything in later buckets lies in a later tick, and every bucket passed so far holds only
-                // deadlines of a later round: nothing can be earlier than e.
-                return Math.min(min, e);
-            }
-            min = Math.min(min, e);
-        }
-        return min;
+        return size == 0 ? Long.MAX_VALUE : BucketDeadlines.next(earliest, expiredUpTo, tickNanos);
     }
 
     /** Unlinks every timeout and passes the waiting ones to {@code sink}. */

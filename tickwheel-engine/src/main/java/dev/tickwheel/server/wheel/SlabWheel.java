@@ -1,6 +1,7 @@
 package dev.tickwheel.server.wheel;
 
 import com.google.common.base.Ticker;
+import dev.tickwheel.timer.BucketDeadlines;
 import dev.tickwheel.timer.TimerStats;
 import dev.tickwheel.timer.WorkerParker;
 import java.lang.invoke.MethodHandles;
@@ -459,18 +460,6 @@ final class SlabWheel {
 
     /** The earliest rel deadline held, or a lower bound of it; {@code Long.MAX_VALUE} when empty. */
     private long nextDeadline() {
-        long fromTick = expiredUpTo / tickNanos;
-        long min = Long.MAX_VALUE;
-        for (int i = 0; i < heads.length; i++) {
-            long e = earliest[(int) (fromTick + i) & mask];
-            if (e == Long.MAX_VALUE) {
-                continue;
-            }
-            if (e / tickNanos == fromTick + i) {
-                return Math.min(min, e);
-            }
-            min = Math.min(min, e);
-        }
-        return min;
+        return BucketDeadlines.next(earliest, expiredUpTo, tickNanos);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.tickwheel.server.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,12 +44,7 @@ class InstanceTimeWheelServiceStressTest {
     @Test
     void scheduleAndCancel_8ThreadsMillionOps_exactlyOnceNeverEarlyAndCancelHonoured() throws Exception {
         int ids = THREADS * OPS_PER_THREAD;
-        AtomicIntegerArray scheduled = new AtomicIntegerArray(ids);
-        AtomicIntegerArray cancelWins = new AtomicIntegerArray(ids);
-        AtomicIntegerArray runs = new AtomicIntegerArray(ids);
-        long[] notBeforeNanos = new long[ids];
-        long[] ranAtNanos = new long[ids];
-        Semaphore ran = new Semaphore(0);
+        Ledger ledger = new Ledger(ids);
         int[] scheduledPerThread = new int[THREADS];
         int[] cancelWinsPerThread = new int[THREADS];
 
@@ -63,13 +59,12 @@ class InstanceTimeWheelServiceStressTest {
                             case 1 -> random.nextInt(500);    // precise wheel
                             default -> 500 + random.nextInt(2500); // coarse wheel, then hand-off
                         };
-                        scheduleTracked(service, id, delayMs, scheduled, runs, notBeforeNanos, ranAtNanos, ran);
+                        ledger.schedule(service, id, delayMs);
                         scheduledPerThread[thread]++;
                     } else {
                         // Any thread's ID, scheduled or not, pending or already run.
                         int id = random.nextInt(Math.max(1, nextOwnId + 1 + random.nextInt(ids - nextOwnId)));
-                        if (service.cancel(id)) {
-                            cancelWins.incrementAndGet(id);
+                        if (ledger.cancel(service, id)) {
                             cancelWinsPerThread[thread]++;
                         }
                     }
@@ -82,14 +77,14 @@ class InstanceTimeWheelServiceStressTest {
                 totalCancelled += cancelWinsPerThread[t];
             }
             int expectedRuns = totalScheduled - totalCancelled;
-            assertTrue(ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
-                    "only " + ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s");
+            assertTrue(ledger.ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
+                    "only " + ledger.ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s");
 
             assertEquals(0, service.pendingCount(), "pendingCount");
             assertEquals(0, service.preciseWheelStats().pending(), "precise wheel pending");
             assertEquals(0, service.coarseWheelStats().pending(), "coarse wheel pending");
 
-            assertEachRanOnceUnlessCancelled(ids, scheduled, cancelWins, runs, notBeforeNanos, ranAtNanos);
+            ledger.assertEachRanOnceUnlessCancelled();
             assertTrue(totalScheduled > 500_000 && totalCancelled > 10_000,
                     "the mix exercised both paths: scheduled=" + totalScheduled + " cancelled=" + totalCancelled);
         }
@@ -108,12 +103,7 @@ class InstanceTimeWheelServiceStressTest {
         int producers = 4;
         int perThread = 50_000;
         int ids = producers * perThread;
-        AtomicIntegerArray scheduled = new AtomicIntegerArray(ids);
-        AtomicIntegerArray cancelWins = new AtomicIntegerArray(ids);
-        AtomicIntegerArray runs = new AtomicIntegerArray(ids);
-        long[] notBeforeNanos = new long[ids];
-        long[] ranAtNanos = new long[ids];
-        Semaphore ran = new Semaphore(0);
+        Ledger ledger = new Ledger(ids);
         int[] cancelWinsPerThread = new int[producers];
 
         try (InstanceTimeWheelService service = InstanceTimeWheelService.builder()
@@ -124,12 +114,11 @@ class InstanceTimeWheelServiceStressTest {
                 for (int i = 0; i < perThread; i++) {
                     int id = thread * perThread + i;
                     long delayMs = random.nextInt(4); // due now or within a few ticks: all at once
-                    scheduleTracked(service, id, delayMs, scheduled, runs, notBeforeNanos, ranAtNanos, ran);
+                    ledger.schedule(service, id, delayMs);
                     if (i >= 64 && random.nextInt(5) == 0) {
                         // One of this thread's recent instances: most still wait, many in the deferred list.
                         int victim = id - random.nextInt(64);
-                        if (service.cancel(victim)) {
-                            cancelWins.incrementAndGet(victim);
+                        if (ledger.cancel(service, victim)) {
                             cancelWinsPerThread[thread]++;
                         }
                     }
@@ -140,47 +129,83 @@ class InstanceTimeWheelServiceStressTest {
                 cancelled += c;
             }
             int expectedRuns = ids - cancelled;
-            assertTrue(ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
-                    "only " + ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s; precise wheel "
+            assertTrue(ledger.ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
+                    "only " + ledger.ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s; precise wheel "
                             + service.preciseWheelStats() + ", held " + service.heldCount());
-            assertEachRanOnceUnlessCancelled(ids, scheduled, cancelWins, runs, notBeforeNanos, ranAtNanos);
+            ledger.assertEachRanOnceUnlessCancelled();
             assertEquals(0, service.pendingCount(), "pendingCount");
-            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    service.heldCount() > 0 && System.nanoTime() < deadline; ) {
-                Thread.sleep(10); // cancelled slots are given back when the wheel reaches or sweeps them
-            }
-            assertEquals(0, service.heldCount(), "every slot given back");
+            // Cancelled slots are given back when the wheel reaches or sweeps them.
+            Await.until(() -> "every slot given back, " + service.heldCount() + " held", Duration.ofSeconds(30),
+                    () -> service.heldCount() == 0);
             assertTrue(service.preciseWheelStats().deferred() > 1_000,
                     "the dispatch queue overflowed, so the deferred path ran: " + service.preciseWheelStats());
             assertTrue(cancelled > 1_000, "cancels won against waiting and deferred instances: " + cancelled);
         }
     }
 
-    /** Every scheduled instance ran exactly once, never early, unless its cancel won, and then it never ran. */
-    private static void assertEachRanOnceUnlessCancelled(int ids, AtomicIntegerArray scheduled,
-                                                         AtomicIntegerArray cancelWins, AtomicIntegerArray runs,
-                                                         long[] notBeforeNanos, long[] ranAtNanos) {
-        int violations = 0;
-        StringBuilder examples = new StringBuilder();
-        for (int id = 0; id < ids; id++) {
-            String problem = null;
-            if (cancelWins.get(id) > 1) {
-                problem = "cancel returned true " + cancelWins.get(id) + " times";
-            } else if (scheduled.get(id) == 0 && (runs.get(id) != 0 || cancelWins.get(id) != 0)) {
-                problem = "never scheduled but runs=" + runs.get(id) + " cancelWins=" + cancelWins.get(id);
-            } else if (cancelWins.get(id) == 1 && runs.get(id) != 0) {
-                problem = "cancel returned true but the task ran";
-            } else if (scheduled.get(id) == 1 && cancelWins.get(id) == 0 && runs.get(id) != 1) {
-                problem = "ran " + runs.get(id) + " times";
-            } else if (runs.get(id) == 1 && ranAtNanos[id] - notBeforeNanos[id] < 0) {
-                problem = "ran " + (notBeforeNanos[id] - ranAtNanos[id]) + " ns early";
-            }
-            if (problem != null && violations++ < 5) {
-                examples.append("\n  id ").append(id).append(": ").append(problem);
-            }
+    /** What happened to each ID of a stress run: scheduled, cancels won, runs, and when it ran against its deadline. */
+    private static final class Ledger {
+        final AtomicIntegerArray scheduled;
+        final AtomicIntegerArray cancelWins;
+        final AtomicIntegerArray runs;
+        final long[] notBeforeNanos;
+        final long[] ranAtNanos;
+        final Semaphore ran = new Semaphore(0);
+        final int ids;
+
+        Ledger(int ids) {
+            this.ids = ids;
+            scheduled = new AtomicIntegerArray(ids);
+            cancelWins = new AtomicIntegerArray(ids);
+            runs = new AtomicIntegerArray(ids);
+            notBeforeNanos = new long[ids];
+            ranAtNanos = new long[ids];
         }
-        if (violations > 0) {
-            fail(violations + " violations" + examples);
+
+        /** Schedules {@code id} with a task that records when it ran and counts its runs. */
+        void schedule(InstanceTimeWheelService service, int id, long delayMs) {
+            notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
+            scheduled.set(id, 1);
+            service.schedule(id, delayMs, () -> {
+                ranAtNanos[id] = System.nanoTime();
+                runs.incrementAndGet(id);
+                ran.release();
+            });
+        }
+
+        /** Cancels {@code id}; a win is counted against it. */
+        boolean cancel(InstanceTimeWheelService service, int id) {
+            if (!service.cancel(id)) {
+                return false;
+            }
+            cancelWins.incrementAndGet(id);
+            return true;
+        }
+
+        /** Every scheduled instance ran exactly once, never early, unless its cancel won, and then it never ran. */
+        void assertEachRanOnceUnlessCancelled() {
+            int violations = 0;
+            StringBuilder examples = new StringBuilder();
+            for (int id = 0; id < ids; id++) {
+                String problem = null;
+                if (cancelWins.get(id) > 1) {
+                    problem = "cancel returned true " + cancelWins.get(id) + " times";
+                } else if (scheduled.get(id) == 0 && (runs.get(id) != 0 || cancelWins.get(id) != 0)) {
+                    problem = "never scheduled but runs=" + runs.get(id) + " cancelWins=" + cancelWins.get(id);
+                } else if (cancelWins.get(id) == 1 && runs.get(id) != 0) {
+                    problem = "cancel returned true but the task ran";
+                } else if (scheduled.get(id) == 1 && cancelWins.get(id) == 0 && runs.get(id) != 1) {
+                    problem = "ran " + runs.get(id) + " times";
+                } else if (runs.get(id) == 1 && ranAtNanos[id] - notBeforeNanos[id] < 0) {
+                    problem = "ran " + (notBeforeNanos[id] - ranAtNanos[id]) + " ns early";
+                }
+                if (problem != null && violations++ < 5) {
+                    examples.append("\n  id ").append(id).append(": ").append(problem);
+                }
+            }
+            if (violations > 0) {
+                fail(violations + " violations" + examples);
+            }
         }
     }
 
@@ -217,16 +242,4 @@ class InstanceTimeWheelServiceStressTest {
         }
     }
 
-    /** Schedules {@code id} with a task that records when it ran and counts its runs; notes when it may run first. */
-    private static void scheduleTracked(InstanceTimeWheelService service, int id, long delayMs,
-                                        AtomicIntegerArray scheduled, AtomicIntegerArray runs, long[] notBeforeNanos,
-                                        long[] ranAtNanos, Semaphore ran) {
-        notBeforeNanos[id] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs);
-        scheduled.set(id, 1);
-        service.schedule(id, delayMs, () -> {
-            ranAtNanos[id] = System.nanoTime();
-            runs.incrementAndGet(id);
-            ran.release();
-        });
-    }
 }
