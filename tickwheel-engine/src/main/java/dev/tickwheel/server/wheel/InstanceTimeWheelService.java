@@ -6,13 +6,11 @@ import dev.tickwheel.timer.TimerStats;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,6 +58,19 @@ import org.slf4j.LoggerFactory;
  * returns {@code false} for an instance that has not started: an instance queued in the executor, or deferred because
  * the executor was full, is still WAITING and still cancellable.
  *
+ * <h2>The dispatch lead: one thread wake-up between the deadline and the task</h2>
+ *
+ * <p>Handed over at its deadline, an instance waits for two thread wake-ups on the way to its task: the precise
+ * wheel's worker, parked until the deadline, then a dispatch thread, parked on the executor's queue. The service's own
+ * executor is therefore a {@link ScheduledThreadPoolExecutor}, and the precise wheel expires an instance
+ * {@code dispatchLead} (250 µs) before its deadline into it, delayed by what is left. Both wake-ups then happen before
+ * the deadline, and only the executor's leader thread, the one that waits timed for the earliest queued deadline,
+ * wakes between the deadline and the task: the JDK's own timer path. A thread never waits on a later instance while
+ * an earlier one is due (the queue is ordered by deadline); an instance waiting there is still WAITING and
+ * cancellable, as in any queue. The delay is measured on the system's nano clock, the executor's, so the lead is used
+ * only with the system ticker; with another ticker (a test's manual clock) or a caller-supplied executor, instances
+ * are handed over at their deadline.
+ *
  * <p>Caveats: a task runs no earlier than its deadline and typically within a fraction of a millisecond after it,
  * later when the dispatch executor is saturated. {@link #pendingCount()} is exact only when nothing runs concurrently.
  */
@@ -71,6 +82,18 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     public static final int DEFAULT_COARSE_SLOTS = 12;
     public static final Duration DEFAULT_LONG_DELAY_THRESHOLD = Duration.ofSeconds(60);
     public static final int DEFAULT_DISPATCH_QUEUE_CAPACITY = 8192;
+    /**
+     * How early the precise wheel hands an instance to the service's own dispatch executor (see the class comment):
+     * one precise tick, so that a worker wake-up late by up to a tick still costs nothing.
+     */
+    public static final Duration DEFAULT_DISPATCH_LEAD = Duration.ofMillis(1);
+    /**
+     * One dispatch thread. The dispatches the engine runs are short (a cache lookup, a slot, a queue hand-off), and
+     * with more threads they take turns waiting for the next deadline: each turn is a wake-up of the next thread, on
+     * the path to the next task. On this project's 2-core VM (LatenessHarness, issue 26, 4 forks each): p99 lateness
+     * 0.15 ms with one thread and the lead, against 0.45 ms with two threads and no lead, and STPE's 0.14 ms.
+     */
+    public static final int DEFAULT_DISPATCH_THREADS = 1;
     /** Largest accepted delay (about 146 years): beyond it a monotonic deadline could overflow. */
     public static final long MAX_DELAY_MS = Long.MAX_VALUE / 2 / 1_000_000;
 
@@ -81,18 +104,26 @@ public final class InstanceTimeWheelService implements AutoCloseable {
     private final SlabWheel coarse;
     private final long thresholdNanos;
     private final Executor executor;
-    private final ThreadPoolExecutor ownedExecutor;
+    private final ScheduledThreadPoolExecutor ownedExecutor;
+    private final int ownedQueueCapacity;
+    // Dispatches handed to ownedExecutor and neither run nor abandoned: its queue is unbounded, this bounds it.
+    private final AtomicInteger ownedQueued = new AtomicInteger();
+    private final long dispatchLeadNanos;
+    private final Ticker ticker;
     // CAS: close() is idempotent and schedule() must see it.
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private InstanceTimeWheelService(Builder b) {
         this.thresholdNanos = b.longDelayThreshold.toNanos();
+        this.ticker = b.ticker;
         this.slab = new InstanceSlab(stripeCount(), b.ticker.read(), b.expectedInstances);
         Executor executor = b.dispatchExecutor;
         if (executor == null) {
-            this.ownedExecutor = new ThreadPoolExecutor(b.dispatchThreads, b.dispatchThreads, 0, TimeUnit.MILLISECONDS,
-                    new ArrayBlockingQueue<>(b.dispatchQueueCapacity), namedThreads("tickwheel-dispatch-"),
+            this.ownedExecutor = new ScheduledThreadPoolExecutor(b.dispatchThreads, namedThreads("tickwheel-dispatch-"),
                     new ThreadPoolExecutor.AbortPolicy());
+            // At shutdown, queued dispatches are dropped rather than waited for (up to the lead): close() cancels their
+            // instances with every other pending one.
+            ownedExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             // Started now rather than by the first dispatches, which would otherwise pay for thread creation.
             ownedExecutor.prestartAllCoreThreads();
             executor = ownedExecutor;
@@ -100,8 +131,10 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             this.ownedExecutor = null;
         }
         this.executor = executor;
-        this.precise = new SlabWheel(slab, InstanceSlab.PRECISE, b.ticker, b.preciseTick.toNanos(), b.preciseSlots, 0,
-                this::dispatch, namedThreads("tickwheel-precise-wheel-"));
+        this.ownedQueueCapacity = b.dispatchQueueCapacity;
+        this.dispatchLeadNanos = ownedExecutor != null && b.ticker == Ticker.systemTicker() ? b.dispatchLead.toNanos() : 0;
+        this.precise = new SlabWheel(slab, InstanceSlab.PRECISE, b.ticker, b.preciseTick.toNanos(), b.preciseSlots,
+                dispatchLeadNanos, this::dispatch, namedThreads("tickwheel-precise-wheel-"));
         this.coarse = new SlabWheel(slab, InstanceSlab.COARSE, b.ticker, b.coarseTick.toNanos(), b.coarseSlots,
                 thresholdNanos, this::handOff, namedThreads("tickwheel-coarse-wheel-"));
         precise.start();
@@ -217,15 +250,19 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         return coarse.stats();
     }
 
-    /** Dispatches waiting in the executor's queue; 0 when the executor was supplied by the caller. */
+    /**
+     * Dispatches waiting in the executor's queue, including those waiting out the dispatch lead; 0 when the executor
+     * was supplied by the caller.
+     */
     public int dispatchQueueDepth() {
-        return ownedExecutor == null ? 0 : ownedExecutor.getQueue().size();
+        return ownedQueued.get();
     }
 
     /**
      * Stops both wheels and, if the service built it, the dispatch executor, giving tasks already running up to 10 s
      * to finish (a caller-supplied executor is left running). Every instance still pending is cancelled, wherever it
-     * is, so no task starts after this returns. Idempotent.
+     * is, so no task starts after this returns (a dispatch queued in a caller's executor that runs later cancels its
+     * instance instead of starting it). Idempotent.
      */
     @Override
     public void close() {
@@ -235,20 +272,14 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         coarse.stop();
         precise.stop();
         if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-            List<Runnable> queued = new ArrayList<>();
-            ownedExecutor.getQueue().drainTo(queued);
-            queued.forEach(r -> ((Dispatch) r).abandon());
+            ownedExecutor.shutdown(); // drops the queued dispatches; their instances are cancelled below
+
             awaitTermination(ownedExecutor);
         }
         int cancelled = slab.cancelAll();
         log.info("instance time wheel closed; {} pending instances cancelled", cancelled);
     }
 
-    /** Cancels the instance in {@code slot} if it is still that generation and waiting (a queued dispatch at close). */
-    private boolean cancelSlot(int slot, long generation) {
-        return cancelled(slab.cancelSlot(slot, generation));
-    }
 
     /** Counts a cancel that won at the wheel that held the slot; false for none ({@code ctl < 0}). */
     private boolean cancelled(long ctl) {
@@ -259,11 +290,24 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         return true;
     }
 
-    /** The precise wheel's expiry, on its worker: the slot goes to the dispatch executor. */
+    /**
+     * The precise wheel's expiry, on its worker, {@code dispatchLead} before the deadline: the slot goes to the
+     * dispatch executor, the owned one delaying it by what is left of the lead.
+     */
     private boolean dispatch(int slot, long ctl) {
         Dispatch dispatch = new Dispatch(this, slot, InstanceSlab.generation(ctl));
         try {
-            executor.execute(dispatch);
+            if (ownedExecutor == null) {
+                executor.execute(dispatch);
+                return true;
+            }
+            if (ownedQueued.incrementAndGet() > ownedQueueCapacity) {
+                ownedQueued.decrementAndGet();
+                return false; // full: the wheel retries a tick later
+            }
+            dispatch.counted = true;
+            long delayNanos = dispatchLeadNanos == 0 ? 0 : slab.deadlineNanos(slot) - ticker.read();
+            ownedExecutor.schedule(dispatch, delayNanos, TimeUnit.NANOSECONDS);
             return true;
         } catch (RejectedExecutionException e) {
             return !dispatch.abandon();
@@ -277,8 +321,14 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         }
     }
 
-    /** Runs on a dispatch thread: starts the instance unless it was cancelled, and releases its slot either way. */
+    /**
+     * Runs on a dispatch thread: starts the instance unless it was cancelled, or the service closed (then it cancels
+     * it), and releases its slot either way.
+     */
     private void start(int slot, long generation) {
+        if (closed.get()) {
+            cancelled(slab.cancelSlot(slot, generation)); // queued at close: it never starts
+        }
         long ctl = slab.ctl(slot);
         while (InstanceSlab.generation(ctl) == generation && InstanceSlab.state(ctl) == InstanceSlab.WAITING) {
             if (slab.casCtl(slot, ctl, InstanceSlab.withState(ctl, InstanceSlab.STARTED))) {
@@ -321,7 +371,7 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
     /**
      * One due instance on its way to a dispatch thread: its slot and generation. It runs at most once, and not at all
-     * once abandoned (the executor refused it, or the service closed with it queued).
+     * once abandoned (the executor refused it).
      */
     private static final class Dispatch implements Runnable {
         private static final VarHandle STATE;
@@ -339,6 +389,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         private final long generation;
         // 0 new, 1 run, 2 abandoned; by CAS, so that exactly one of run and abandon acts.
         private volatile int state;
+        // Counted in ownedQueued; written before the hand-over to the executor, which publishes it.
+        private boolean counted;
 
         Dispatch(InstanceTimeWheelService service, int slot, long generation) {
             this.service = service;
@@ -349,13 +401,20 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         @Override
         public void run() {
             if (STATE.compareAndSet(this, 0, 1)) {
+                uncount();
                 service.start(slot, generation);
             }
         }
 
+        private void uncount() {
+            if (counted) {
+                service.ownedQueued.decrementAndGet();
+            }
+        }
+
         /**
-         * Takes the dispatch back before it ran: the wheel keeps the slot (a refusal), or the instance is cancelled
-         * (at close).
+         * Takes the dispatch back before it ran (the executor refused it): the wheel keeps the slot. If the service
+         * is closing, the wheel has stopped and {@link #close()} cancels the instance with the others.
          *
          * @return whether it was taken back; false if it ran or is running
          */
@@ -363,14 +422,12 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             if (!STATE.compareAndSet(this, 0, 2)) {
                 return false;
             }
-            if (service.closed.get()) {
-                service.cancelSlot(slot, generation);
-            }
+            uncount();
             return true;
         }
     }
 
-    private static void awaitTermination(ThreadPoolExecutor executor) {
+    private static void awaitTermination(ScheduledThreadPoolExecutor executor) {
         try {
             if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
                 log.warn("dispatch executor still running tasks 10 s after close");
@@ -399,11 +456,9 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         private Duration coarseTick = DEFAULT_COARSE_TICK;
         private int coarseSlots = DEFAULT_COARSE_SLOTS;
         private Duration longDelayThreshold = DEFAULT_LONG_DELAY_THRESHOLD;
-        // One per core: the dispatches the engine runs are short (a cache lookup, a slot, a queue hand-off), and more
-        // threads than cores only queue for a core. With 4 per core the service's lateness p99 was 1.8-1.9 ms against
-        // 0.55-0.60 ms with one per core on a 2-core machine (LatenessHarness, issue 26).
-        private int dispatchThreads = Runtime.getRuntime().availableProcessors();
+        private int dispatchThreads = DEFAULT_DISPATCH_THREADS;
         private int dispatchQueueCapacity = DEFAULT_DISPATCH_QUEUE_CAPACITY;
+        private Duration dispatchLead = DEFAULT_DISPATCH_LEAD;
         private Ticker ticker = Ticker.systemTicker();
         private Executor dispatchExecutor;
         private int expectedInstances;
@@ -437,6 +492,10 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Threads of the service's own dispatch executor (default 1, see {@link #DEFAULT_DISPATCH_THREADS}). More run
+         * slow tasks side by side, at a cost in lateness.
+         */
         public Builder dispatchThreads(int threads) {
             this.dispatchThreads = positive("dispatchThreads", threads);
             return this;
@@ -444,6 +503,20 @@ public final class InstanceTimeWheelService implements AutoCloseable {
 
         public Builder dispatchQueueCapacity(int capacity) {
             this.dispatchQueueCapacity = positive("dispatchQueueCapacity", capacity);
+            return this;
+        }
+
+        /**
+         * How early the precise wheel hands an instance to the service's own dispatch executor, which holds it until
+         * its deadline (see the class comment); zero hands it over at its deadline. Used only with the system ticker
+         * and the service's own executor.
+         */
+        public Builder dispatchLead(Duration lead) {
+            Objects.requireNonNull(lead, "dispatchLead");
+            if (lead.isNegative()) {
+                throw new IllegalArgumentException("dispatchLead must not be negative: " + lead);
+            }
+            this.dispatchLead = lead;
             return this;
         }
 
@@ -476,6 +549,10 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         }
 
         public InstanceTimeWheelService build() {
+            if (dispatchLead.compareTo(longDelayThreshold) >= 0) {
+                throw new IllegalArgumentException("dispatchLead (" + dispatchLead
+                        + ") must be shorter than longDelayThreshold (" + longDelayThreshold + ")");
+            }
             if (longDelayThreshold.compareTo(preciseTick) < 0) {
                 throw new IllegalArgumentException("longDelayThreshold (" + longDelayThreshold
                         + ") must not be shorter than preciseTick (" + preciseTick + ")");
@@ -484,7 +561,7 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             log.info("instance time wheel started: precise {} x {}, coarse {} x {}, long-delay threshold {}, dispatch {}",
                     preciseTick, preciseSlots, coarseTick, coarseSlots, longDelayThreshold,
                     dispatchExecutor != null ? "external executor"
-                            : dispatchThreads + " threads, queue " + dispatchQueueCapacity);
+                            : dispatchThreads + " threads, queue " + dispatchQueueCapacity + ", lead " + dispatchLead);
             return service;
         }
 

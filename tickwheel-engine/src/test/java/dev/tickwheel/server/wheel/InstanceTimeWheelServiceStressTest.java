@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.tickwheel.server.Await;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -124,22 +126,54 @@ class InstanceTimeWheelServiceStressTest {
                     }
                 }
             });
-            int cancelled = 0;
-            for (int c : cancelWinsPerThread) {
-                cancelled += c;
-            }
-            int expectedRuns = ids - cancelled;
-            assertTrue(ledger.ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
-                    "only " + ledger.ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s; precise wheel "
-                            + service.preciseWheelStats() + ", held " + service.heldCount());
-            ledger.assertEachRanOnceUnlessCancelled();
-            assertEquals(0, service.pendingCount(), "pendingCount");
-            // Cancelled slots are given back when the wheel reaches or sweeps them.
-            Await.until(() -> "every slot given back, " + service.heldCount() + " held", Duration.ofSeconds(30),
-                    () -> service.heldCount() == 0);
+            int cancelled = ledger.assertSettled(service, cancelWinsPerThread);
             assertTrue(service.preciseWheelStats().deferred() > 1_000,
                     "the dispatch queue overflowed, so the deferred path ran: " + service.preciseWheelStats());
             assertTrue(cancelled > 1_000, "cancels won against waiting and deferred instances: " + cancelled);
+        }
+    }
+
+    /**
+     * A long dispatch lead (20 ms) keeps thousands of instances in the dispatch executor's delay queue while producers
+     * schedule more and cancel recent ones, most of them waiting there: every instance runs exactly once and never
+     * before its deadline unless its cancel won, and every slot is given back. Why it is safe: an instance in the
+     * executor is still WAITING; the dispatch, at the deadline, starts it only by winning the compare-and-set against a
+     * cancel, and releases the slot either way. The executor's delay is what is left to the deadline, read on the same
+     * nano clock, so it never runs a dispatch early.
+     */
+    @Test
+    void longDispatchLead_4ThreadsCancelWhileHeldInExecutor_exactlyOnceNeverEarly() throws Exception {
+        int producers = 4;
+        int perThread = 50_000;
+        int ids = producers * perThread;
+        Ledger ledger = new Ledger(ids);
+        int[] cancelWinsPerThread = new int[producers];
+        AtomicInteger deepestQueue = new AtomicInteger();
+
+        try (InstanceTimeWheelService service = InstanceTimeWheelService.builder()
+                .dispatchThreads(2)
+                .dispatchLead(Duration.ofMillis(20))
+                .build()) {
+            runTogether(producers, "leading-", (thread, random) -> {
+                for (int i = 0; i < perThread; i++) {
+                    int id = thread * perThread + i;
+                    ledger.schedule(service, id, random.nextInt(40));
+                    if (i >= 256 && random.nextInt(4) == 0) {
+                        int victim = id - random.nextInt(256);
+                        if (ledger.cancel(service, victim)) {
+                            cancelWinsPerThread[thread]++;
+                        }
+                    }
+                    if ((i & 255) == 0) {
+                        deepestQueue.accumulateAndGet(service.dispatchQueueDepth(), Math::max);
+                    }
+                }
+            });
+            int cancelled = ledger.assertSettled(service, cancelWinsPerThread);
+            assertEquals(0, service.dispatchQueueDepth(), "dispatches still counted as queued");
+            assertTrue(deepestQueue.get() > 1_000,
+                    "instances waited out the lead in the executor: deepest queue " + deepestQueue.get());
+            assertTrue(cancelled > 10_000, "cancels won against waiting instances: " + cancelled);
         }
     }
 
@@ -180,6 +214,25 @@ class InstanceTimeWheelServiceStressTest {
             }
             cancelWins.incrementAndGet(id);
             return true;
+        }
+
+        /**
+         * Waits for every instance of {@code ids} whose cancel did not win to run, then checks each ID's record, that
+         * nothing is pending and that every slot is given back (cancelled ones when the wheel reaches or sweeps them).
+         *
+         * @return the cancels that won
+         */
+        int assertSettled(InstanceTimeWheelService service, int[] cancelWinsPerThread) throws InterruptedException {
+            int cancelled = Arrays.stream(cancelWinsPerThread).sum();
+            int expectedRuns = ids - cancelled;
+            assertTrue(ran.tryAcquire(expectedRuns, 60, TimeUnit.SECONDS),
+                    "only " + ran.availablePermits() + " of " + expectedRuns + " tasks ran within 60 s; precise wheel "
+                            + service.preciseWheelStats() + ", held " + service.heldCount());
+            assertEachRanOnceUnlessCancelled();
+            assertEquals(0, service.pendingCount(), "pendingCount");
+            Await.until(() -> "every slot given back, " + service.heldCount() + " held", Duration.ofSeconds(30),
+                    () -> service.heldCount() == 0);
+            return cancelled;
         }
 
         /** Every scheduled instance ran exactly once, never early, unless its cancel won, and then it never ran. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.server.Await;
 import dev.tickwheel.timer.ManualClock;
 import dev.tickwheel.timer.TimerFuture;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -247,5 +249,53 @@ class InstanceTimeWheelServiceTest {
         assertThrows(IllegalArgumentException.class,
                 () -> InstanceTimeWheelService.builder().preciseTick(Duration.ofSeconds(2))
                         .longDelayThreshold(Duration.ofSeconds(1)).build());
+        assertEquals("dispatchLead must not be negative: PT-0.001S",
+                assertThrows(IllegalArgumentException.class, () -> b.dispatchLead(Duration.ofMillis(-1))).getMessage());
+        assertEquals("dispatchLead (PT1M) must be shorter than longDelayThreshold (PT1M)",
+                assertThrows(IllegalArgumentException.class,
+                        () -> InstanceTimeWheelService.builder().dispatchLead(Duration.ofMinutes(1)).build())
+                        .getMessage());
+    }
+
+    /**
+     * On the system ticker, with a lead longer than the delays, every instance waits in the service's own executor;
+     * close() drops those dispatches instead of waiting out their 20 s, cancels the instances, and none runs.
+     */
+    @Test
+    void close_withInstancesWaitingOutTheLead_cancelsThemWithoutWaiting() {
+        service = InstanceTimeWheelService.builder().dispatchLead(Duration.ofSeconds(30)).build();
+        AtomicInteger ran = new AtomicInteger();
+        for (long id = 1; id <= 100; id++) {
+            service.schedule(id, 20_000, ran::incrementAndGet);
+        }
+        InstanceTimeWheelService waiting = service;
+        Await.until(() -> waiting.dispatchQueueDepth() + " of 100 in the executor",
+                Duration.ofSeconds(10), () -> waiting.dispatchQueueDepth() == 100);
+        long start = System.nanoTime();
+        service.close();
+        long closeMillis = (System.nanoTime() - start) / MS;
+        assertTrue(closeMillis < 5_000, "close waited " + closeMillis + " ms");
+        assertEquals(0, service.pendingCount());
+        for (long id = 1; id <= 100; id++) {
+            assertFalse(service.cancel(id), "cancelled by close: " + id);
+        }
+        assertEquals(0, ran.get(), "the executor is terminated, so none can run later");
+    }
+
+    /**
+     * The service's own executor holds instances handed over early on the system's nano clock; with another ticker the
+     * wait would not be on the ticker's time, so the lead is not used: nothing is handed over before its deadline.
+     */
+    @Test
+    void ownExecutor_manualClock_handsOverAtTheDeadlineNotTheLeadBefore() {
+        service = InstanceTimeWheelService.builder().ticker(clock).dispatchLead(Duration.ofMillis(3)).build();
+        AtomicBoolean ran = new AtomicBoolean();
+        service.schedule(7, 5, () -> ran.set(true));
+        clock.advance(Duration.ofMillis(4));
+        assertEquals(0, service.preciseWheelStats().expired(), "handed over 1 ms before the deadline");
+        assertFalse(ran.get());
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(1, service.preciseWheelStats().expired());
+        Await.until(() -> "the task ran", Duration.ofSeconds(10), ran::get);
     }
 }
