@@ -5,7 +5,7 @@ import dev.tickwheel.server.wheel.InstanceTimeWheelService;
 /**
  * Tickwheel's {@link InstanceTimeWheelService} with its defaults: precise wheel 1 ms × 4096, coarse wheel 10 s × 12,
  * hand-off at 60 s, CARGO by primitive {@code long} ID, bounded dispatch executor (one thread, queue 8192, instances
- * handed to it 1 ms early and held until their deadline). Tasks run on the dispatch executor, so lateness includes
+ * handed to it 5 ms early and held until their deadline). Tasks run on the dispatch executor, so lateness includes
  * that hand-over.
  */
 final class TickwheelService implements Contender {
