@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * only those, and start-up recovery delivers them again as the same attempt (same {@code Idempotency-Key}), or ends
  * them INTERRUPTED for AT_MOST_ONCE jobs whose call had started.
  *
- * <p>Threads: the wheel's dispatch threads ask for slots (and read the job, usually from the cache); the claim thread
- * claims; the call-start threads ({@code tickwheel-call-start-<n>}, one per core) build and start the calls; calls end
+ * <p>Threads: the wheel's dispatch thread asks for slots (and reads the job, usually from the cache), and hands the
+ * rare store write of a skip or an orphan to the fire-write thread; the claim thread claims; the call-start threads ({@code tickwheel-call-start-<n>}, one per core) build and start the calls; calls end
  * on the HTTP client's I/O threads or the handler pool; the outcome thread writes outcomes. The wheel's tick thread
  * runs none of this.
  *
@@ -104,6 +104,11 @@ public final class InstanceDispatcher implements AutoCloseable {
     private final OutcomeRecorder outcomes;
     /** Fired instances whose job is not cached, read in batches by one thread ({@code tickwheel-job-read-1}). */
     private final Batcher<Fired> jobReads;
+    /**
+     * The fire path's own store writes, a skip or an orphan's failure, on one thread ({@code tickwheel-fire-write-1}):
+     * the wheel's dispatch thread (one) runs every fire of the member and must not wait on the store.
+     */
+    private final Batcher<Runnable> fireWrites;
     /**
      * Starts calls: building a webhook's body and handing it to the HTTP client costs more CPU than the claim
      * statement, so the claim thread hands each claimed instance here rather than starting it itself. Unbounded
@@ -175,6 +180,9 @@ public final class InstanceDispatcher implements AutoCloseable {
                 completions, this::settleFailure, this::settled, awaited, workflowSteps);
         this.jobReads = new Batcher<>("job-read", ClaimBatcher.DEFAULT_MAX_BATCH, this::resolve,
                 this::resolveFailed);
+        this.fireWrites = new Batcher<>("fire-write", ClaimBatcher.DEFAULT_MAX_BATCH,
+                writes -> writes.forEach(Runnable::run),
+                (writes, failure) -> log.error("a skip or orphan write threw; its instances stay WAITING", failure));
         int starters = Math.max(2, Runtime.getRuntime().availableProcessors());
         this.callStarters = new ThreadPoolExecutor(starters, starters, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), new NamedThreadFactory("call-start", true));
@@ -434,8 +442,10 @@ public final class InstanceDispatcher implements AutoCloseable {
         long instanceId = fired.instanceId();
         if (maybeJob.isEmpty()) {
             // Deleting a job cancels its waiting instances; one that slipped through is failed, not left waiting.
-            failOrphan(instanceId, fired.jobId());
-            inHand.remove(instanceId);
+            fireWrites.add(() -> {
+                failOrphan(instanceId, fired.jobId());
+                inHand.remove(instanceId);
+            });
             return;
         }
         Job job = maybeJob.get();
@@ -458,10 +468,10 @@ public final class InstanceDispatcher implements AutoCloseable {
             case ADMITTED -> claims.submit(new ClaimBatcher.Admitted(ticket, job, fired.shard(), fired.armedForMs(),
                     fired.priority(), fired.firedAt()));
             case QUEUED -> log.debug("instance {} waits for a call slot ({})", instanceId, target);
-            case SKIPPED -> {
+            case SKIPPED -> fireWrites.add(() -> {
                 skip(instanceId, job, fired.shard(), fired.priority());
                 inHand.remove(instanceId);
-            }
+            });
         }
     }
 
@@ -636,6 +646,7 @@ public final class InstanceDispatcher implements AutoCloseable {
      */
     public void close(Duration wait) {
         jobReads.close(wait.toMillis(), TimeUnit.MILLISECONDS); // what it still holds stays WAITING
+        fireWrites.close(wait.toMillis(), TimeUnit.MILLISECONDS); // likewise: unwritten skips stay WAITING
         slots.drainWaiting(); // they are WAITING in the store; the next start arms them again
         claims.close();
         poolWakeups.shutdownNow(); // a pool's waiters were drained above: nothing is left to wake

@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -78,6 +79,8 @@ class InstanceDispatcherTest {
     private final SettableClock clock = new SettableClock(NOW);
     private final AtomicInteger claimFailuresLeft = new AtomicInteger();
     private final AtomicInteger jobReadFailuresLeft = new AtomicInteger();
+    /** Open unless a test closes it: a skip write waits for it, as on a store that has stopped answering. */
+    private volatile CountDownLatch skipGate = new CountDownLatch(0);
     private final FakeTarget target = new FakeTarget();
     private final List<Long> completed = new CopyOnWriteArrayList<>();
     /** What the failure listener (alerts) was told: "<instanceId> <status> <error>". */
@@ -97,7 +100,8 @@ class InstanceDispatcherTest {
                 },
                 "overflows", ctx -> recurse(1)), Map.of(), 1);
         target.store = stores.instances();
-        InstanceStore instances = failing(InstanceStore.class, stores.instances(), "claimArmed", claimFailuresLeft);
+        InstanceStore instances = waitingOnSkip(failing(InstanceStore.class, stores.instances(), "claimArmed",
+                claimFailuresLeft));
         JobStore jobStore = failing(JobStore.class, stores.jobs(), "getAll", jobReadFailuresLeft);
         dispatcher = new InstanceDispatcher(instances, new JobCatalog(jobStore, Duration.ofMinutes(1)),
                 new PoolCatalog(stores.pools()), WholeClusterMember.join(stores.cluster()), new TargetRouter(handlers, target, perHostLimit,
@@ -124,6 +128,21 @@ class InstanceDispatcherTest {
                 throw e.getCause();
             }
         }));
+    }
+
+    /** {@code real}, except that {@code skip} first waits for {@link #skipGate} to open. */
+    private InstanceStore waitingOnSkip(InstanceStore real) {
+        return (InstanceStore) Proxy.newProxyInstance(InstanceStore.class.getClassLoader(),
+                new Class<?>[] {InstanceStore.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("skip")) {
+                        skipGate.await();
+                    }
+                    try {
+                        return m.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     private static int recurse(int depth) {
@@ -225,7 +244,7 @@ class InstanceDispatcherTest {
             ids.add(stored.id());
             shards.put(stored.id(), stored.shard());
         }
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch go = new CountDownLatch(1);
         List<Thread> armers = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             boolean ifUnknown = t % 2 == 0;
@@ -350,6 +369,35 @@ class InstanceDispatcherTest {
         assertNull(target.callOf(second));
         target.callOf(first).result().complete(null);
         Await.until("the first SUCCEEDED", WAIT, () -> status(first) == InstanceStatus.SUCCEEDED);
+    }
+
+    /**
+     * The wheel has one dispatch thread for every fire of the member: a skip's store write that hangs (a store that
+     * stopped answering) must not hold back another job's fire. The write runs on the fire-write thread.
+     */
+    @Test
+    void maxConcurrentSkip_writeThatHangs_doesNotHoldBackOtherFires() {
+        start(100, 100);
+        Job limited = webhookJob("a.test", new DeliveryPolicy(DeliveryPolicy.Guarantee.AT_LEAST_ONCE, 0, 1,
+                DeliveryPolicy.OverLimit.SKIP));
+        Job other = webhookJob("b.test", DeliveryPolicy.DEFAULT);
+        long first = fireNow(limited);
+        Await.until("the first is called", WAIT, () -> target.callOf(first) != null);
+        skipGate = new CountDownLatch(1);
+
+        long second = fireNow(limited); // over the limit: its skip write hangs
+        long third = fireNow(other);
+
+        Await.until("the other job's instance is called while the skip write hangs", WAIT,
+                () -> target.callOf(third) != null);
+        assertEquals(InstanceStatus.WAITING, status(second));
+        skipGate.countDown();
+        Await.until("the second is skipped once the store answers", WAIT,
+                () -> status(second) == InstanceStatus.CANCELLED);
+        assertNull(target.callOf(second));
+        target.callOf(first).result().complete(null);
+        target.callOf(third).result().complete(null);
+        Await.until("both called instances SUCCEEDED", WAIT, () -> count(InstanceStatus.SUCCEEDED) == 2);
     }
 
     @Test
