@@ -34,8 +34,9 @@ import java.util.List;
  * evenly over the last this-many ms of the lead), {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres},
  * {@code --timeout-s 300}, {@code --handler-threads N} (the server's handler pool; default
  * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight), {@code --warmup N}
- * (default 0: none; before the measured run, the child JVM runs the same path with N instances due within 3 s on a
- * store of its own, so that the measured run finds the dispatch path compiled, as in a server that has been running),
+ * (default 0: none; before the measured run, the child JVM runs the same path twice, with the same lead and spread,
+ * with N instances on a store of its own each time, so that the measured run finds the dispatch path compiled, as in a server that has
+ * been running),
  * {@code --pools N} (default 0: jobs without a pool; N &gt; 0: every job of the run, the warm-up's too, names one of N
  * pools whose limits never bind, stored before the jobs; see {@link EndToEndRun}).
  *
@@ -43,8 +44,8 @@ import java.util.List;
  */
 public final class EndToEndBenchmark {
 
-    /** The warm-up's instances are due within this of its server's start. */
-    private static final long WARMUP_LEAD_MS = 3_000;
+    /** Warm-up runs before the measured one, each on a store of its own (see {@code runSingle}). */
+    static final int WARMUP_ROUNDS = 2;
 
     private EndToEndBenchmark() {
     }
@@ -81,12 +82,18 @@ public final class EndToEndBenchmark {
             // The same path, on a store of its own, before the measured run: a server dispatches for as long as it
             // runs, and a run of seconds on a cold JVM otherwise measures the JIT compiling the dispatch path (a
             // thread profile of a cold PostgreSQL run found the compiler threads taking half the JVM's CPU during
-            // dispatch).
-            EndToEndRun warm = new EndToEndRun(options.warmup, WARMUP_LEAD_MS, WARMUP_LEAD_MS / 2,
+            // dispatch). It has the measured run's shape, its lead and spread: with a 3 s lead the warm-up fired its
+            // instances while the loader still created them, at the creation rate, and C2 still compiled for 0.7 s of
+            // CPU within the measured 3 s dispatch window (per-thread /proc sampling, issue 26). Twice: the second
+            // round's server deoptimizes and recompiles what the first one's shutdown and restart left (JDK queue
+            // and lock methods, the slot admission), which after one round took C2 0.8 s of CPU in the window.
+            EndToEndRun warm = new EndToEndRun(options.warmup, options.leadMs, options.spreadMs,
                     Duration.ofSeconds(options.timeoutS), options.handlerThreads,
                     Math.min(options.pools, options.warmup));
-            try (BenchDatabase database = freshDatabase(options)) {
-                System.err.println("  warm-up: " + warm.run(database).toLine());
+            for (int round = 1; round <= WARMUP_ROUNDS; round++) {
+                try (BenchDatabase database = freshDatabase(options)) {
+                    System.err.println("  warm-up " + round + ": " + warm.run(database).toLine());
+                }
             }
         }
         EndToEndRun run = new EndToEndRun(options.instances, options.leadMs, options.spreadMs,

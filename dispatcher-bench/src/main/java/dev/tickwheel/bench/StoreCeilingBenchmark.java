@@ -29,7 +29,8 @@ import java.util.Set;
  * </pre>
  * Options: {@code --db h2|pg|both} (default both), {@code --runs 3}, {@code --instances 100000} (per phase),
  * {@code --pg-url jdbc:postgresql://127.0.0.1:5432/test?user=postgres}, {@code --timeout-s 600}, {@code --warmup N}
- * (default 0: none; before the measured run, the child JVM runs every phase with N instances on a store of its own).
+ * (default 0: none; before the measured run, the child JVM runs every phase with N instances on a store of its own,
+ * twice, as the end-to-end benchmark warms the engine).
  *
  * <p>Not thread-safe: a command-line program.
  */
@@ -45,10 +46,10 @@ public final class StoreCeilingBenchmark {
     public static void main(String[] args) {
         Options options = Options.parse(args);
         if (options.single() != null) {
-            if (options.warmup() > 0) {
-                // The same phases on a store of their own first, so that the measured run finds the driver's and the
-                // statements' code compiled: the end-to-end benchmark's --warmup does the same for the engine, and
-                // the two figures are compared.
+            // The same phases on a store of their own first, as many times as the end-to-end benchmark warms the
+            // engine, so that the measured run finds the driver's and the statements' code compiled: the two
+            // figures are compared.
+            for (int round = 0; options.warmup() > 0 && round < EndToEndBenchmark.WARMUP_ROUNDS; round++) {
                 try (BenchDatabase database = options.database(options.single())) {
                     new CeilingRun(CeilingSettings.engine(options.warmup()), Duration.ofSeconds(options.timeoutS()))
                             .run(database);

@@ -41,7 +41,9 @@ public final class CeilingRun {
             stages.settle(created);
             long t3 = System.nanoTime();
 
-            List<CeilingStages.Due> precreated = stages.create(store.preparePages(n, settings.pageSize()));
+            List<List<JobAdvance>> dispatchPages = store.preparePages(n, settings.pageSize());
+            database.checkpoint(); // as the end-to-end run does before its server creates the instances
+            List<CeilingStages.Due> precreated = stages.create(dispatchPages);
             Duration dispatch = stages.pipelined(List.of(), precreated, 1, timeout);
             Duration pipelined = stages.pipelined(store.preparePages(n, settings.pageSize()), List.of(), 1, timeout);
             Duration pipelined2 = stages.pipelined(store.preparePages(n, settings.pageSize()), List.of(), 2, timeout);

@@ -68,6 +68,17 @@ public final class BenchDatabase implements AutoCloseable {
         return pgSchema;
     }
 
+    /**
+     * Ends PostgreSQL's current checkpoint cycle now (a no-op on H2), so that a measured phase that follows does not
+     * share the machine with a checkpoint the warm-ups' WAL started. With the default {@code max_wal_size} the
+     * warm-ups start one every 8-14 s (the server's log), at a different moment in each run.
+     */
+    public void checkpoint() {
+        if (pgSchema != null) {
+            execute(pgServerUrl, "CHECKPOINT");
+        }
+    }
+
     @Override
     public String toString() {
         return description;

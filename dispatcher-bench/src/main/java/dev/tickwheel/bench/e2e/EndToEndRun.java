@@ -92,6 +92,7 @@ public final class EndToEndRun {
             }
             OneShotJobs.insert(stores, groups(instances, pools, leadMs - spreadMs, spreadMs), clock);
         }
+        database.checkpoint(); // the ceiling does the same before it creates its dispatch phase's instances
         CountingHandler handler = new CountingHandler();
         long serverStartMs = clock.millis();
         TickwheelServer server = TickwheelServer.builder()
