@@ -61,9 +61,9 @@ import org.slf4j.LoggerFactory;
  * them INTERRUPTED for AT_MOST_ONCE jobs whose call had started.
  *
  * <p>Threads: the wheel's dispatch thread asks for slots (and reads the job, usually from the cache), and hands the
- * rare store write of a skip or an orphan to the fire-write thread; the claim thread claims; the call-start threads ({@code tickwheel-call-start-<n>}, one per core) build and start the calls; calls end
- * on the HTTP client's I/O threads or the handler pool; the outcome thread writes outcomes. The wheel's tick thread
- * runs none of this.
+ * rare store write of a skip or an orphan to the fire-write thread; the claim thread claims; the call-start threads
+ * ({@code tickwheel-call-start-<n>}, one per core) build and start the calls; calls end on the HTTP client's I/O
+ * threads or the handler pool; the outcome thread writes outcomes. The wheel's tick thread runs none of this.
  *
  * <p>Thread-safe. {@link #close()} once, after the wheel has stopped firing.
  */

@@ -26,7 +26,8 @@ import java.util.function.ToDoubleFunction;
  *       retried a tick later</td></tr>
  *   <tr><td>{@code tickwheel_wheel_pending{wheel}}</td><td>timers waiting in each wheel</td></tr>
  *   <tr><td>{@code tickwheel_instances_armed}</td><td>instances armed in either wheel (the cancel index)</td></tr>
- *   <tr><td>{@code tickwheel_dispatch_queue_depth}</td><td>fired instances waiting for a dispatch thread</td></tr>
+ *   <tr><td>{@code tickwheel_dispatch_queue_depth}</td><td>instances handed to the dispatch executor and not
+ *       started (due, or within the dispatch lead of their deadline)</td></tr>
  *   <tr><td>{@code tickwheel_calls_in_flight}, {@code tickwheel_calls_waiting}</td><td>calls admitted and not yet
  *       recorded; fired instances waiting for a call slot</td></tr>
  *   <tr><td>{@code tickwheel_pool_calls_in_flight{pool}}, {@code tickwheel_pool_waiting{pool}}</td><td>a pool's
@@ -70,7 +71,9 @@ public final class EngineMetrics {
                 .description("slots of the wheels' slab: the most instances held at once, in blocks of 64; about 40"
                         + " bytes each, kept for reuse").register(registry);
         Gauge.builder("tickwheel.dispatch.queue.depth", wheel, InstanceTimeWheelService::dispatchQueueDepth)
-                .description("fired instances waiting for a dispatch thread").register(registry);
+                .description("instances handed to the dispatch executor and not started: due ones waiting for its"
+                        + " thread, and those handed over up to 5 ms (the dispatch lead) before their deadline")
+                .register(registry);
         Gauge.builder("tickwheel.calls.in.flight", engine, TickwheelServer::callsInFlight)
                 .description("calls in flight: instances holding a call slot, claimed or being claimed")
                 .register(registry);

@@ -135,7 +135,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         }
         this.executor = executor;
         this.ownedQueueCapacity = b.dispatchQueueCapacity;
-        this.dispatchLeadNanos = ownedExecutor != null && b.ticker == Ticker.systemTicker() ? b.dispatchLead.toNanos() : 0;
+        boolean systemTime = b.ticker == Ticker.systemTicker(); // the executor's delays run on System.nanoTime
+        this.dispatchLeadNanos = ownedExecutor != null && systemTime ? b.dispatchLead.toNanos() : 0;
         this.precise = new SlabWheel(slab, InstanceSlab.PRECISE, b.ticker, b.preciseTick.toNanos(), b.preciseSlots,
                 dispatchLeadNanos, this::dispatch, namedThreads("tickwheel-precise-wheel-"));
         this.coarse = new SlabWheel(slab, InstanceSlab.COARSE, b.ticker, b.coarseTick.toNanos(), b.coarseSlots,
@@ -276,13 +277,11 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         precise.stop();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown(); // drops the queued dispatches; their instances are cancelled below
-
             awaitTermination(ownedExecutor);
         }
         int cancelled = slab.cancelAll();
         log.info("instance time wheel closed; {} pending instances cancelled", cancelled);
     }
-
 
     /** Counts a cancel that won at the wheel that held the slot; false for none ({@code ctl < 0}). */
     private boolean cancelled(long ctl) {
