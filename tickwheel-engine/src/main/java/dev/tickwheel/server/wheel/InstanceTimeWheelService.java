@@ -563,7 +563,8 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             log.info("instance time wheel started: precise {} x {}, coarse {} x {}, long-delay threshold {}, dispatch {}",
                     preciseTick, preciseSlots, coarseTick, coarseSlots, longDelayThreshold,
                     dispatchExecutor != null ? "external executor"
-                            : dispatchThreads + " threads, queue " + dispatchQueueCapacity + ", lead " + dispatchLead);
+                            : "threads " + dispatchThreads + ", queue " + dispatchQueueCapacity + ", lead "
+                                    + Duration.ofNanos(service.dispatchLeadNanos)); // 0 unless on the system ticker
             return service;
         }
 
