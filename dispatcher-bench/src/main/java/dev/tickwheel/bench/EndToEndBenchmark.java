@@ -35,8 +35,8 @@ import java.util.List;
  * {@code --timeout-s 300}, {@code --handler-threads N} (the server's handler pool; default
  * {@code TickwheelServer.DEFAULT_HANDLER_THREADS}, which also bounds the handler calls in flight), {@code --warmup N}
  * (default 0: none; before the measured run, the child JVM runs the same path twice, with the same lead and spread,
- * with N instances on a store of its own each time, so that the measured run finds the dispatch path compiled, as in a server that has
- * been running),
+ * with N instances on a store of its own each time, so that the measured run finds the dispatch path compiled, as in
+ * a server that has been running),
  * {@code --pools N} (default 0: jobs without a pool; N &gt; 0: every job of the run, the warm-up's too, names one of N
  * pools whose limits never bind, stored before the jobs; see {@link EndToEndRun}).
  *

@@ -72,7 +72,7 @@ public final class EngineMetrics {
                         + " bytes each, kept for reuse").register(registry);
         Gauge.builder("tickwheel.dispatch.queue.depth", wheel, InstanceTimeWheelService::dispatchQueueDepth)
                 .description("instances handed to the dispatch executor and not started: due ones waiting for its"
-                        + " thread, and those handed over up to 5 ms (the dispatch lead) before their deadline")
+                        + " thread, and those handed over within the dispatch lead (5 ms by default) of their deadline")
                 .register(registry);
         Gauge.builder("tickwheel.calls.in.flight", engine, TickwheelServer::callsInFlight)
                 .description("calls in flight: instances holding a call slot, claimed or being claimed")

@@ -307,7 +307,6 @@ public final class InstanceTimeWheelService implements AutoCloseable {
                 ownedQueued.decrementAndGet();
                 return false; // full: the wheel retries a tick later
             }
-            dispatch.counted = true;
             long delayNanos = dispatchLeadNanos == 0 ? 0 : slab.deadlineNanos(slot) - ticker.read();
             ownedExecutor.schedule(dispatch, delayNanos, TimeUnit.NANOSECONDS);
             return true;
@@ -391,8 +390,6 @@ public final class InstanceTimeWheelService implements AutoCloseable {
         private final long generation;
         // 0 new, 1 run, 2 abandoned; by CAS, so that exactly one of run and abandon acts.
         private volatile int state;
-        // Counted in ownedQueued; written before the hand-over to the executor, which publishes it.
-        private boolean counted;
 
         Dispatch(InstanceTimeWheelService service, int slot, long generation) {
             this.service = service;
@@ -408,8 +405,9 @@ public final class InstanceTimeWheelService implements AutoCloseable {
             }
         }
 
+        /** Every dispatch handed to the service's own executor was counted in ownedQueued. */
         private void uncount() {
-            if (counted) {
+            if (service.ownedExecutor != null) {
                 service.ownedQueued.decrementAndGet();
             }
         }

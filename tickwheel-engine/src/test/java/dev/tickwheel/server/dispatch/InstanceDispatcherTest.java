@@ -118,9 +118,29 @@ class InstanceDispatcherTest {
 
     /** {@code real}, except that its method {@code method} throws while {@code left} counts down above zero. */
     private static <T> T failing(Class<T> type, T real, String method, AtomicInteger left) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
-            if (m.getName().equals(method) && left.getAndDecrement() > 0) {
+        return intercepting(type, real, method, () -> {
+            if (left.getAndDecrement() > 0) {
                 throw new StoreException("injected: the store is unreachable", null);
+            }
+        });
+    }
+
+    /** {@code real}, except that {@code skip} first waits for {@link #skipGate} to open. */
+    private InstanceStore waitingOnSkip(InstanceStore real) {
+        return intercepting(InstanceStore.class, real, "skip", () -> skipGate.await());
+    }
+
+    /** What a proxy does before it calls the real method. */
+    @FunctionalInterface
+    private interface Before {
+        void run() throws Exception;
+    }
+
+    /** {@code real}, except that each call of its method {@code method} runs {@code before} first. */
+    private static <T> T intercepting(Class<T> type, T real, String method, Before before) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
+            if (m.getName().equals(method)) {
+                before.run();
             }
             try {
                 return m.invoke(real, args);
@@ -128,21 +148,6 @@ class InstanceDispatcherTest {
                 throw e.getCause();
             }
         }));
-    }
-
-    /** {@code real}, except that {@code skip} first waits for {@link #skipGate} to open. */
-    private InstanceStore waitingOnSkip(InstanceStore real) {
-        return (InstanceStore) Proxy.newProxyInstance(InstanceStore.class.getClassLoader(),
-                new Class<?>[] {InstanceStore.class}, (proxy, m, args) -> {
-                    if (m.getName().equals("skip")) {
-                        skipGate.await();
-                    }
-                    try {
-                        return m.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
     }
 
     private static int recurse(int depth) {
