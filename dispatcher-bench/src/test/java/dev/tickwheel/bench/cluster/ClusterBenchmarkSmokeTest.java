@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.bench.webhook.TestPostgres;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * under a stream of runs, then 2 000 instances on one member. About a minute; the member logs go to a temporary
  * directory.
  */
+@ProcessLane
 class ClusterBenchmarkSmokeTest {
 
     /** A take-over slower than this on the tiny run means something is broken, not slow (the lease TTL is 5 s). */

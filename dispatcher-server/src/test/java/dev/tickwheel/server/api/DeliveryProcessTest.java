@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.process.ServerLaunch;
 import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.server.Await;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a second server on the same files, and a job whose webhook is the server itself across a restart. Assertions are on
  * what the receiver got (every instance, its key) and on the store as the API shows it.
  */
+@ProcessLane
 class DeliveryProcessTest {
 
     private static final int INSTANCES = 300;

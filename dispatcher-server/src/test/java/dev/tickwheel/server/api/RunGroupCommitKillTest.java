@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.process.ServerLaunch;
 import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.server.Await;
@@ -69,6 +70,7 @@ import org.junit.jupiter.api.io.TempDir;
  * requires at least {@value #MIN_CREATED} answers 201 and at least one call without an answer, or it tested nothing.
  * Nothing waits a fixed time: every wait polls a condition under a generous bound.
  */
+@ProcessLane
 class RunGroupCommitKillTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

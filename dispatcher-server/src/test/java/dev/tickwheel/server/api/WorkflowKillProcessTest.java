@@ -3,6 +3,7 @@ package dev.tickwheel.server.api;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.process.ServerLaunch;
 import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * again as the same attempt, never as a second instance or a second attempt); no step is lost (every node ran) or
  * doubled (no instance the runs do not name); and no child was called before its parents.
  */
+@ProcessLane
 class WorkflowKillProcessTest {
 
     private static final int RUNS = 6;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.process.ServerLaunch;
 import dev.tickwheel.fixtures.process.ServerProcess;
 import dev.tickwheel.server.JobSpec;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * it was not given: it refuses to start, exit code 2, and says why in one line naming {@code --secret-key}; given the
  * key it starts.
  */
+@ProcessLane
 class SecretKeyStartTest {
 
     private static final Duration BOUND = Duration.ofSeconds(60);

@@ -159,9 +159,9 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
             return result;
         }
         // Completed by the handler first (nearly always): the deadline is cancelled. By the deadline first: the cancel
-        // finds it started and does nothing.
-        result.whenComplete((ok, failure) -> deadline.cancel());
-        return result;
+        // finds it started and does nothing. The caller gets the future that completes after the cancel, so that once
+        // it sees the outcome, the deadline can no longer fire.
+        return result.whenComplete((ok, failure) -> deadline.cancel());
     }
 
     /** At the deadline: fail the attempt if it is still running, and interrupt the synchronous handler's thread. */

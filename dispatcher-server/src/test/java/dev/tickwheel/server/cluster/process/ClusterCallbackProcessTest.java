@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tickwheel.fixtures.cluster.ClusterProcesses;
 import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.Await;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * store: every instance was called once (an awaited call is not delivered again by the take-over or the restart), every
  * report was taken once (a replay to any member is refused), and every instance ends SUCCEEDED with its output.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterCallbackProcessTest {
 

@@ -10,6 +10,7 @@ import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
 import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
 import dev.tickwheel.server.store.Shards;
@@ -62,6 +63,7 @@ import org.junit.jupiter.api.function.Executable;
  * </ul>
  * A summary (counts, take-over p50/max, repeats with the same key, the seed) goes to stdout.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterFailoverProcessTest {
 

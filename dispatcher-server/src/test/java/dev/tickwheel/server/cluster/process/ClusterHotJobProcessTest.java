@@ -11,6 +11,7 @@ import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.function.Executable;
  * the shards, so every member dispatches a share of them; a job with a {@code maxConcurrent} keeps one owner, so its
  * limit holds across the members.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterHotJobProcessTest {
 

@@ -10,6 +10,7 @@ import dev.tickwheel.fixtures.cluster.ClusterSnapshot;
 import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.cluster.process.DeliveryAudit.LatencySummary;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       were due, plus {@value #MACHINE_MARGIN_MS} ms for a contended 2-core machine. The numbers are printed.</li>
  * </ul>
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterJoinLeaveProcessTest {
 

@@ -8,6 +8,7 @@ import dev.tickwheel.fixtures.cluster.ClusterProcesses;
 import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.store.jdbc.PostgresTestDatabase;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its rate hold at the receiver across the jobs and the members, because every instance of the pool's jobs lives on
  * the pool's shard and one member, its owner, holds both limits.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterPoolProcessTest {
 

@@ -11,6 +11,7 @@ import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.StopsPostgres;
 import dev.tickwheel.fixtures.postgres.LocalPostgres;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.Await;
@@ -54,6 +55,7 @@ import org.junit.jupiter.api.function.Executable;
  *
  * <p>Caveat: it stops the PostgreSQL of this machine (see {@link LocalPostgres}); it needs root, as in CI.
  */
+@StopsPostgres
 @Tag("cluster")
 class ClusterPostgresRestartProcessTest {
 

@@ -13,6 +13,7 @@ import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
 import dev.tickwheel.fixtures.cluster.StoredInstances.Stored;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver.Delivery;
 import dev.tickwheel.server.Await;
@@ -94,6 +95,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * asserted, with the lateness of the deliveries (n, mean, p50, p90, max) per member and outcome, and any sweep that
  * armed instances.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterRescheduleProcessTest {
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tickwheel.fixtures.cluster.ClusterProcesses;
 import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.ProcessLane;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.Await;
 import dev.tickwheel.server.api.DiamondRuns;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * same as {@link DiamondRuns#check}: every run SUCCEEDED, every node one instance under one key, nothing doubled,
  * no child before its parents.
  */
+@ProcessLane
 @Tag("cluster")
 class ClusterWorkflowProcessTest {
 

@@ -12,6 +12,7 @@ import dev.tickwheel.fixtures.cluster.Member;
 import dev.tickwheel.fixtures.cluster.RunStream;
 import dev.tickwheel.fixtures.cluster.StoredInstances;
 import dev.tickwheel.fixtures.http.ApiClient;
+import dev.tickwheel.fixtures.lanes.StopsPostgres;
 import dev.tickwheel.fixtures.postgres.LocalPostgres;
 import dev.tickwheel.fixtures.webhook.LedgerReceiver;
 import dev.tickwheel.server.Await;
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>Caveat: it stops the PostgreSQL of this machine (see {@link LocalPostgres}); it needs root, as in CI.
  */
+@StopsPostgres
 @Tag("cluster")
 class StoreOutageProcessTest {
 
