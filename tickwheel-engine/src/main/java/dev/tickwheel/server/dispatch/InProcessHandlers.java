@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,9 @@ import java.util.concurrent.TimeoutException;
  * never fires early; it fires within about a bucket (10 ms) after it.
  *
  * <p>The dispatcher admits at most {@link #threads()} synchronous handler calls at once (their target limit, see
- * {@link #targetOf}), so a task never waits in the pool's queue behind another while claimed.
+ * {@link #targetOf}), so a call never waits behind another while claimed. Calls reach the pool's threads through
+ * {@link CallRunners}: a thread that ends a call takes the next queued one without parking, and a parked thread is
+ * woken only when no running thread is about to look.
  *
  * <p>Thread-safe.
  *
@@ -62,6 +65,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     private final Map<String, AsyncJobHandler> asyncHandlers;
     private final int threads;
     private final ThreadPoolExecutor pool;
+    private final CallRunners runners;
     private final ThreadPoolExecutor startPool;
     private final HashedWheelTimer deadlines;
 
@@ -93,6 +97,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
         this.pool = new ThreadPoolExecutor(threads, threads, IDLE_THREAD_KEEP_ALIVE_S, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), new NamedThreadFactory("handler", true));
         this.pool.allowCoreThreadTimeOut(true);
+        this.runners = new CallRunners(pool);
         this.startPool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                 new NamedThreadFactory("handler-start", true));
         // The wheel's worker only completes futures (and interrupts a late handler's thread): it runs no user code.
@@ -141,7 +146,9 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
         Future<?> running;
         try {
             if (handler != null) {
-                running = pool.submit(() -> runHandler(name, handler, context, result));
+                FutureTask<Void> call = new FutureTask<>(() -> runHandler(name, handler, context, result), null);
+                runners.execute(call);
+                running = call;
             } else {
                 running = null;
                 startPool.execute(() -> startAsyncHandler(name, asyncHandler, context, result));
@@ -220,7 +227,8 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
 
     /**
      * Stops both pools after the calls in flight; waits up to {@code wait} for them, then interrupts the handlers still
-     * running. The deadline wheel stops last: a call still unfinished then (an asynchronous handler that never
+     * running (calls still queued then never run; calls queued at the shutdown may run one after another on the
+     * threads still going, as no new thread starts). The deadline wheel stops last: a call still unfinished then (an asynchronous handler that never
      * completes) keeps an incomplete future, as it would in a crash, and its instance is settled as interrupted after
      * the restart.
      */
@@ -229,6 +237,7 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
         startPool.shutdown();
         try {
             if (!pool.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                runners.stop();
                 pool.shutdownNow();
             }
             startPool.awaitTermination(1, TimeUnit.SECONDS);
