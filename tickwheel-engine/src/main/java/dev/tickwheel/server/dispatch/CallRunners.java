@@ -81,12 +81,7 @@ final class CallRunners {
         }
     }
 
-    /** Calls handed over and not yet taken by a runner. */
-    int queued() {
-        return calls.size();
-    }
-
-    /** After {@link ThreadPoolExecutor#shutdownNow}: runners end after their current call and take no other. */
+    /** With the pool's {@link ThreadPoolExecutor#shutdownNow}: runners end after their current call, take no other. */
     void stop() {
         stopped = true;
     }

@@ -36,7 +36,9 @@ class CallRunnersStressTest {
 
     private final ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 60, TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(), new NamedThreadFactory("runners-test", true));
-    private final CallRunners runners = new CallRunners(pool);
+    /** The runners' queue: calls handed over and not yet taken. */
+    private final ConcurrentLinkedQueue<FutureTask<?>> queue = new ConcurrentLinkedQueue<>();
+    private final CallRunners runners = new CallRunners(pool, queue);
     /** The dispatcher's admission: at most THREADS calls in flight, queued or running. */
     private final Semaphore admission = new Semaphore(THREADS);
 
@@ -80,12 +82,12 @@ class CallRunnersStressTest {
             }
             joinAll(threads, round);
             assertTrue(done.await(BOUND_S, TimeUnit.SECONDS), "round " + round + ": " + done.getCount()
-                    + " calls never ran, " + runners.queued() + " queued");
+                    + " calls never ran, " + queue.size() + " queued");
         }
         for (int id = 0; id < runs.length(); id++) {
             assertEquals(1, runs.get(id), "call " + id);
         }
-        assertEquals(0, runners.queued());
+        assertEquals(0, queue.size());
     }
 
     /**
@@ -134,13 +136,13 @@ class CallRunnersStressTest {
             }
             joinAll(threads, round);
             assertTrue(quickDone.await(BOUND_S, TimeUnit.SECONDS), "round " + round + " (" + blocked
-                    + " blocked): " + quickDone.getCount() + " quick calls held back, " + runners.queued() + " queued");
+                    + " blocked): " + quickDone.getCount() + " quick calls held back, " + queue.size() + " queued");
             assertTrue(blockedStarted.await(BOUND_S, TimeUnit.SECONDS), "round " + round + ": "
                     + blockedStarted.getCount() + " blocking calls never started");
             release.countDown();
             assertTrue(blockedDone.await(BOUND_S, TimeUnit.SECONDS));
         }
-        assertEquals(0, runners.queued());
+        assertEquals(0, queue.size());
     }
 
     /**
@@ -149,16 +151,16 @@ class CallRunnersStressTest {
      */
     @Test
     void callHandedOverAsTheLastRunnerFindsNothing_isTakenByItsSecondPoll() throws Exception {
-        SteppedQueue queue = new SteppedQueue();
-        CallRunners stepped = new CallRunners(pool, queue);
+        SteppedQueue steps = new SteppedQueue();
+        CallRunners stepped = new CallRunners(pool, steps);
         CountDownLatch late = new CountDownLatch(1);
-        queue.onFirstEmptyPoll = () -> stepped.execute(new FutureTask<Void>(late::countDown, null));
+        steps.onFirstEmptyPoll = () -> stepped.execute(new FutureTask<Void>(late::countDown, null));
 
         stepped.execute(new FutureTask<Void>(() -> { }, null));
 
-        assertTrue(late.await(BOUND_S, TimeUnit.SECONDS), "the late call was stranded: " + stepped.queued()
+        assertTrue(late.await(BOUND_S, TimeUnit.SECONDS), "the late call was stranded: " + steps.size()
                 + " queued");
-        assertEquals(0, stepped.queued());
+        assertEquals(0, steps.size());
     }
 
     /**
@@ -168,11 +170,11 @@ class CallRunnersStressTest {
      */
     @Test
     void runnerTakingABlockingCallWithAnotherQueued_startsARunnerForIt() throws Exception {
-        SteppedQueue queue = new SteppedQueue();
-        CallRunners stepped = new CallRunners(pool, queue);
+        SteppedQueue steps = new SteppedQueue();
+        CallRunners stepped = new CallRunners(pool, steps);
         CountDownLatch release = released(new CountDownLatch(1));
         CountDownLatch quick = new CountDownLatch(1);
-        queue.beforeFirstPoll = () -> {
+        steps.beforeFirstPoll = () -> {
             stepped.execute(new FutureTask<Void>(() -> awaitUninterruptibly(release), null));
             stepped.execute(new FutureTask<Void>(quick::countDown, null));
         };
@@ -189,7 +191,7 @@ class CallRunnersStressTest {
 
         FutureTask<Void> call = new FutureTask<>(() -> { }, null);
         assertThrows(RejectedExecutionException.class, () -> runners.execute(call));
-        assertEquals(0, runners.queued());
+        assertEquals(0, queue.size());
     }
 
     /** A call queue that runs a step of the test in the runner's thread at a chosen poll. */
@@ -230,7 +232,7 @@ class CallRunnersStressTest {
         for (Thread t : callers) {
             t.join(TimeUnit.SECONDS.toMillis(BOUND_S));
             assertFalse(t.isAlive(), "round " + round + ": a caller is stuck on admission, calls in flight never end; "
-                    + runners.queued() + " queued");
+                    + queue.size() + " queued");
         }
     }
 }
