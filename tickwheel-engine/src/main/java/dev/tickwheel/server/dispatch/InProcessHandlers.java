@@ -228,9 +228,9 @@ public final class InProcessHandlers implements TargetInvoker, AutoCloseable {
     /**
      * Stops both pools after the calls in flight; waits up to {@code wait} for them, then interrupts the handlers still
      * running (calls still queued then never run; calls queued at the shutdown may run one after another on the
-     * threads still going, as no new thread starts). The deadline wheel stops last: a call still unfinished then (an asynchronous handler that never
-     * completes) keeps an incomplete future, as it would in a crash, and its instance is settled as interrupted after
-     * the restart.
+     * threads still going, as no new thread starts). The deadline wheel stops last: a call still unfinished then (an
+     * asynchronous handler that never completes) keeps an incomplete future, as it would in a crash, and its instance
+     * is settled as interrupted after the restart.
      */
     public void close(Duration wait) {
         pool.shutdown();
